@@ -1,0 +1,117 @@
+/* diag.c - diagnostics: "file:line:col: error: message", the source line, a caret.
+ *
+ * Errors are counted, not fatal: a pass collects what it finds and the driver stops after
+ * the pass when diag_errors is non-zero. A token that came out of a macro expansion is
+ * reported at the macro's body and then at the place the macro was used.
+ */
+#include "hwtap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+FILE *diag_out;
+int diag_errors;
+int diag_max_errors = 20;
+
+void diag_reset(void)
+{
+	diag_errors = 0;
+}
+
+bool too_many_errors(void)
+{
+	return diag_errors >= diag_max_errors;
+}
+
+static FILE *out(void)
+{
+	return diag_out ? diag_out : stderr;
+}
+
+static void show_line(const SrcFile *f, int line, int col)
+{
+	const char *p = f->text;
+	for (int l = 1; l < line && *p; p++)
+		if (*p == '\n')
+			l++;
+	const char *end = strchr(p, '\n');
+	int len = end ? (int)(end - p) : (int)strlen(p);
+	fprintf(out(), "  %.*s\n  ", len, p);
+	for (int i = 1; i < col && i <= len; i++)
+		fputc(p[i - 1] == '\t' ? '\t' : ' ', out());
+	fputs("^\n", out());
+}
+
+void verror_at(const char *kind, const SrcFile *f, int line, int col, const char *fmt,
+	       va_list ap)
+{
+	if (f)
+		fprintf(out(), "%s:%d:%d: %s: ", f->name, line, col, kind);
+	else
+		fprintf(out(), "hwtap: %s: ", kind);
+	vfprintf(out(), fmt, ap);
+	fputc('\n', out());
+	if (f && line > 0)
+		show_line(f, line, col);
+}
+
+static void report(const char *kind, const Token *tok, const char *fmt, va_list ap)
+{
+	if (!tok) {
+		verror_at(kind, NULL, 0, 0, fmt, ap);
+		return;
+	}
+	verror_at(kind, tok->file, tok->line, tok->col, fmt, ap);
+	for (const Token *o = tok->origin; o; o = o->origin)
+		fprintf(out(), "%s:%d:%d: note: in expansion of macro '%.*s'\n", o->file->name,
+			o->line, o->col, o->len, o->pos);
+}
+
+void error_at(const Token *tok, const char *fmt, ...)
+{
+	diag_errors++;
+	if (diag_errors > diag_max_errors)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	report("error", tok, fmt, ap);
+	va_end(ap);
+	if (diag_errors == diag_max_errors)
+		fprintf(out(), "hwtap: note: too many errors, stopping\n");
+}
+
+void warn_at(const Token *tok, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report("warning", tok, fmt, ap);
+	va_end(ap);
+}
+
+void note_at(const Token *tok, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report("note", tok, fmt, ap);
+	va_end(ap);
+}
+
+void error_plain(const char *fmt, ...)
+{
+	diag_errors++;
+	va_list ap;
+	va_start(ap, fmt);
+	verror_at("error", NULL, 0, 0, fmt, ap);
+	va_end(ap);
+}
+
+void internal_error(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "hwtap: internal error at %s:%d: ", file, line);
+	vfprintf(stderr, fmt, ap);
+	fputs("\nThis is a bug in hwtap, not in your script; please report it.\n", stderr);
+	va_end(ap);
+	abort();
+}

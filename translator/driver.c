@@ -1,0 +1,143 @@
+/* driver.c - the session: target kernel facts, and the front end's pipeline
+ * (macros, parse, -p1 print, tapset, elaborate, -p2 print). main.c fills the options;
+ * the fuzzer calls run_front_end() directly. */
+#include "hwtap.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#ifndef HWTAP_SRCDIR
+#define HWTAP_SRCDIR "."
+#endif
+#ifndef HWTAP_DATADIR
+#define HWTAP_DATADIR "/usr/local/share/hwtap"
+#endif
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* The built-in tapset: $HWTAP_TAPSET_DIR, the source tree when run from it, else the
+ * installed copy. */
+static const char *builtin_tapset(void)
+{
+	const char *env = getenv("HWTAP_TAPSET_DIR");
+	if (env && *env)
+		return env;
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash && slash - exe >= 11 && !strncmp(slash - 11, "/translator", 11)) {
+			const char *src = HWTAP_SRCDIR "/tapset";
+			if (is_dir(src))
+				return src;
+		}
+	}
+	return HWTAP_DATADIR "/tapset";
+}
+
+/* The newest /lib/modules/RELEASE that has a build tree: the guest kernel by default. */
+static char *newest_release_with_build(void)
+{
+	DIR *d = opendir("/lib/modules");
+	if (!d)
+		return NULL;
+	char *best = NULL;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *build = xformat("/lib/modules/%s/build", e->d_name);
+		if (is_dir(build) && (!best || strverscmp(e->d_name, best) > 0))
+			best = xstrdup(e->d_name);
+	}
+	closedir(d);
+	return best;
+}
+
+void session_set_kernel(Session *s, const char *release_or_dir)
+{
+	struct utsname u;
+	uname(&u);
+	s->arch = xstrdup(u.machine);
+	const char *rel = release_or_dir;
+	s->kernel_build = NULL;
+	if (rel && strchr(rel, '/')) {
+		s->kernel_build = xstrdup(rel);
+		rel = NULL;
+		size_t len;
+		char *text = read_whole_file(xformat("%s/include/config/kernel.release",
+						     s->kernel_build), &len);
+		if (text) {
+			text[strcspn(text, "\n")] = '\0';
+			rel = text;
+		}
+	}
+	if (!rel) {
+		char *running = xformat("/lib/modules/%s/build", u.release);
+		rel = is_dir(running) ? xstrdup(u.release) : newest_release_with_build();
+		if (!rel)
+			rel = xstrdup(u.release);
+	}
+	s->kernel_release = rel;
+	s->kernel_version = xstrndup(rel, strcspn(rel, "-"));
+	if (!s->kernel_build) {
+		char *b = xformat("/lib/modules/%s/build", rel);
+		if (is_dir(b))
+			s->kernel_build = b;
+	}
+	s->kconfig = NULL;
+	s->kconfig_loaded = false;
+}
+
+const char *session_kconfig(Session *s)
+{
+	if (!s->kconfig_loaded && s->kernel_build) {
+		size_t len;
+		s->kconfig = read_whole_file(xformat("%s/.config", s->kernel_build), &len);
+	}
+	s->kconfig_loaded = true;
+	return s->kconfig;
+}
+
+void session_init(Session *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->pass = 5;
+	s->compat = "4.8";
+	s->tapset_dir = builtin_tapset();
+	session_set_kernel(s, NULL);
+}
+
+int run_front_end(Session *s, const char *name, const char *text, size_t len)
+{
+	diag_reset();
+	tapset_load_macros(s);
+	SrcFile *file = new_srcfile(name, text, len);
+	s->failed_pass = 1;
+	s->user = parse_script(file, s);
+	if (diag_errors)
+		return diag_errors;
+	if (s->pass == 1) {
+		print_script(s->out ? s->out : stdout, s->user);
+		return 0;
+	}
+	s->failed_pass = 2;
+	tapset_load(s);
+	if (diag_errors)
+		return diag_errors;
+	elaborate(s);
+	if (diag_errors)
+		return diag_errors;
+	if (s->pass == 2)
+		print_elaborated(s->out ? s->out : stdout, s);
+	return 0;
+}

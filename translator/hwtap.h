@@ -1,0 +1,386 @@
+/* hwtap.h - what the translator's files share. One section per file, in pipeline order. */
+#ifndef HWTAP_H
+#define HWTAP_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE             /* strverscmp, and glibc's full set of declarations */
+#endif
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct SrcFile SrcFile;
+typedef struct Token Token;
+typedef struct Node Node;
+typedef struct Component Component;
+typedef struct ProbePoint ProbePoint;
+typedef struct Probe Probe;
+typedef struct Function Function;
+typedef struct Global Global;
+typedef struct Script Script;
+typedef struct Symbol Symbol;
+typedef struct Session Session;
+typedef struct ProbeFamily ProbeFamily;
+typedef struct Macro Macro;
+
+/* ---- util.c: arena memory, strings, growable arrays ---------------------------------- */
+
+void *xalloc(size_t size);                       /* zeroed, lives until arena_reset() */
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xformat(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvformat(const char *fmt, va_list ap);
+void arena_reset(void);                          /* frees everything xalloc() returned */
+
+typedef struct {
+	char *buf;
+	size_t len, cap;
+} StrBuf;
+void sb_putc(StrBuf *sb, char c);
+void sb_puts(StrBuf *sb, const char *s);
+void sb_putn(StrBuf *sb, const char *s, size_t n);
+void sb_printf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A growable array of pointers; `VEC(T)` documents what it holds. */
+typedef struct {
+	void **data;
+	int len, cap;
+} Vec;
+#define VEC(T) Vec
+void vec_push(Vec *v, void *item);
+
+char *read_whole_file(const char *path, size_t *len);   /* NULL and errno on failure */
+int edit_distance(const char *a, const char *b);
+bool glob_match(const char *pattern, const char *s);     /* '*' and '?' like fnmatch */
+
+/* ---- diag.c: diagnostics with a place and a caret ------------------------------------- */
+
+struct SrcFile {
+	const char *name;      /* as given: a path, "<input>" for -e, "-" for stdin */
+	const char *text;      /* NUL-terminated contents */
+	size_t len;
+	bool is_tapset;
+};
+
+extern FILE *diag_out;             /* stderr normally; the fuzzer silences it */
+extern int diag_errors;            /* errors reported since diag_reset() */
+extern int diag_max_errors;        /* the pass stops collecting beyond this many */
+
+void error_at(const Token *tok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void warn_at(const Token *tok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void note_at(const Token *tok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void verror_at(const char *kind, const SrcFile *f, int line, int col, const char *fmt,
+	       va_list ap);
+void error_plain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void diag_reset(void);
+bool too_many_errors(void);
+__attribute__((noreturn)) void internal_error(const char *file, int line, const char *fmt, ...);
+#define unreachable() internal_error(__FILE__, __LINE__, "unreachable code reached")
+
+/* ---- lex.c: source text to tokens ----------------------------------------------------- */
+
+typedef enum {
+	TK_IDENT,      /* names and keywords */
+	TK_PUNCT,      /* operators and punctuation, including %( %? %: %) */
+	TK_NUM,        /* integer literal: num holds its value as unsigned */
+	TK_STR,        /* string literal: str holds the decoded bytes */
+	TK_TARGET,     /* $name, $$vars, $name$, $name$$ */
+	TK_AT,         /* @name: @count, @cast, macro uses ... */
+	TK_ARG,        /* $1 / @1 / $# / @#: command-line arguments, before preprocessing */
+	TK_EMBEDDED,   /* %{ ... %}: str holds the code between the braces */
+	TK_EOF,
+} TokenKind;
+
+struct Token {
+	TokenKind kind;
+	Token *next;
+	const char *pos;       /* where the spelling starts in file->text */
+	int len;               /* spelling length */
+	SrcFile *file;
+	int line, col;         /* 1-based */
+	bool space_before;     /* white space or a comment precedes it */
+	bool line_start;       /* first token on its line */
+	uint64_t num;          /* TK_NUM */
+	char *str;             /* TK_STR, TK_EMBEDDED; NUL-terminated */
+	size_t str_len;        /* TK_STR: length, may contain NUL bytes */
+	Token *origin;         /* a macro-expanded token: the invocation it came from */
+};
+
+Token *tokenize(SrcFile *file);           /* reports lexical errors; always ends in TK_EOF */
+SrcFile *new_srcfile(const char *name, const char *text, size_t len);
+bool tok_is(const Token *tok, const char *spelling);
+char *tok_text(const Token *tok);         /* a copy of the spelling */
+const char *tok_describe(const Token *tok); /* "identifier 'x'", "'}'", "end of input" */
+
+/* ---- pp.c: %( %) conditionals, @define macros, $1/@1 arguments --------------------- */
+
+Token *preprocess(Token *tok, Session *s);
+void pp_add_library_macros(Token *tok, Session *s);   /* from a tapset .stpm file */
+
+/* ---- parse.c: tokens to AST ----------------------------------------------------------- */
+
+typedef enum {
+	TY_UNKNOWN,
+	TY_LONG,
+	TY_STRING,
+	TY_STATS,
+} Type;
+
+typedef enum {
+	/* expressions */
+	N_NUM,          /* num */
+	N_STR,          /* str, str_len */
+	N_VAR,          /* name: a local or global scalar, or an array when bare */
+	N_INDEX,        /* name[args]; an arg is N_STAR in slices and deletes */
+	N_STAR,         /* '*' in an index slice */
+	N_CALL,         /* name(args) */
+	N_TARGET,       /* $name with comps: ->field, [index] */
+	N_DEREF,        /* lhs with comps: p->field, (q)[2] (autocast pointers) */
+	N_AT_OP,        /* op = "@count" ...: lhs is the statistics value */
+	N_HIST,         /* op = "@hist_log" / "@hist_linear": lhs, args = lo, hi, step */
+	N_HIST_INDEX,   /* @hist_*(...)[bucket] */
+	N_AT_CAST,      /* @cast(lhs, "type" [, "module"]) with comps */
+	N_AT_VAR,       /* @var("name" [, "module"]) with comps */
+	N_AT_DEFINED,   /* @defined(lhs) */
+	N_AT_ENTRY,     /* @entry(lhs) */
+	N_AT_PERF,      /* @perf("name") */
+	N_AT_OTHER,     /* @kregister(n), @probewrite(v) ...: name, args */
+	N_UNARY,        /* op in - + ! ~, lhs */
+	N_ADDR,         /* &$target */
+	N_PREINC,       /* op "++"/"--", lhs */
+	N_POSTINC,      /* op "++"/"--", lhs */
+	N_BINARY,       /* op in + - * / % << >> & | ^ */
+	N_CONCAT,       /* lhs . rhs */
+	N_COMPARE,      /* op in < > <= >= == != */
+	N_REGEX,        /* op in =~ !~; rhs is a string literal */
+	N_LOGICAL,      /* op in && || */
+	N_TERNARY,      /* cond ? then : els */
+	N_ASSIGN,       /* op in = += -= ... .= <<< */
+	N_IN,           /* args (the keys) in rhs (array or slice) */
+	N_EMBEDDED_EXPR,/* %{ C %} in expression position (guru mode) */
+	/* statements */
+	N_BLOCK,        /* args: statements */
+	N_EXPR_STMT,    /* lhs */
+	N_IF,           /* cond, then, els */
+	N_WHILE,        /* cond, body */
+	N_FOR,          /* init, cond, inc (each may be NULL), body */
+	N_FOREACH,      /* see the foreach fields */
+	N_BREAK,
+	N_CONTINUE,
+	N_NEXT,
+	N_RETURN,       /* lhs may be NULL */
+	N_DELETE,       /* lhs: a variable, an element or a slice */
+	N_TRY,          /* body, then = catch block, name = catch variable or NULL */
+	N_NULL,         /* ';' */
+	N_EMBEDDED,     /* %{ C %} as a function body */
+} NodeKind;
+
+/* $name->field[3].x: one link of a target-variable chain */
+typedef struct TargetComp {
+	enum { TC_FIELD, TC_INDEX } kind;
+	char *field;
+	Node *index;
+	Token *tok;
+} TargetComp;
+
+struct Node {
+	NodeKind kind;
+	Token *tok;             /* where diagnostics point */
+	Type type;              /* filled by sema */
+	const char *op;
+	char *name;
+	uint64_t num;
+	char *str;
+	size_t str_len;
+	Node *lhs, *rhs;
+	Node *cond, *then, *els;
+	Node *init, *inc, *body;
+	VEC(Node *) args;
+	VEC(TargetComp *) comps;
+	const char *pretty;     /* "$" or "$$" after a chain */
+	/* foreach ([keys] in array[slice] sort limit N) with optional value = binding */
+	Node *value;            /* N_VAR bound to the element value, or NULL */
+	VEC(Node *) keys;       /* N_VAR each */
+	Node *array;            /* N_VAR, N_INDEX (slice) or N_HIST */
+	int sort_key;           /* 0: none, -1: by value, k > 0: by key k */
+	int sort_dir;           /* +1 ascending, -1 descending */
+	Node *limit;
+	/* sema */
+	Symbol *sym;
+	Function *func;
+};
+
+struct Component {
+	char *name;             /* may contain '*' wildcards */
+	Node *arg;              /* N_NUM or N_STR, or NULL */
+	bool has_parens;        /* name() without an argument */
+	Token *tok;
+};
+
+struct ProbePoint {
+	VEC(Component *) comps;
+	bool optional;          /* ? */
+	bool sufficient;        /* ! */
+	Node *cond;             /* if (expr) */
+	Token *tok;
+};
+
+struct Probe {
+	VEC(ProbePoint *) points;
+	VEC(ProbePoint *) alias_names;   /* non-empty for "probe a = b" */
+	bool epilogue;                   /* "+=" */
+	Node *epilogue_body;             /* probe a = b { }, { epilogue } */
+	bool is_private;
+	Node *body;
+	Token *tok;
+	Script *script;
+	/* sema */
+	VEC(Symbol *) locals;
+	const char *derivation;          /* "timer.ms(100) <- user.probe" */
+	const ProbeFamily *family;
+	ProbePoint *resolved;            /* the point after alias expansion */
+	void *family_data;
+};
+
+typedef struct Param {
+	char *name;
+	Type type;
+	Token *tok;
+} Param;
+
+struct Function {
+	char *name;
+	Type ret;                        /* declared, or TY_UNKNOWN to infer */
+	VEC(Param *) params;
+	Node *body;                      /* N_BLOCK or N_EMBEDDED */
+	bool is_private;
+	Token *tok;
+	Script *script;
+	Function *next_overload;
+	/* sema */
+	VEC(Symbol *) locals;
+	bool used;
+	bool checked;
+};
+
+struct Global {
+	char *name;
+	int64_t max_entries;            /* global a[N]; 0: default */
+	bool wrap;                      /* global a% */
+	Node *init;                     /* literal initialiser or NULL */
+	bool is_private;
+	Token *tok;
+	Script *script;
+	Symbol *sym;
+};
+
+struct Script {
+	SrcFile *file;
+	VEC(Probe *) probes;             /* user probes */
+	VEC(Probe *) aliases;            /* probe a = b */
+	VEC(Function *) funcs;
+	VEC(Global *) globals;
+	VEC(Token *) embeds;             /* top-level %{ %} */
+	bool is_tapset;
+	bool used;                       /* sema pulled something from it */
+};
+
+Script *parse_script(SrcFile *file, Session *s);   /* NULL only when nothing parsed */
+Node *new_node(NodeKind kind, Token *tok);
+bool is_keyword(const char *name);
+
+/* ---- print.c: -p1 normalized source, -p2 elaborated program -------------------------- */
+
+void print_script(FILE *out, Script *sc);
+void print_node(StrBuf *sb, Node *n);
+void print_probe_point(StrBuf *sb, ProbePoint *pp);
+const char *type_name(Type t);
+
+/* ---- probes.c and probe_*.c: probe-point families ------------------------------------ */
+
+/* One component pattern of a family's probe point: "ms(number)", "randomize(number)" ... */
+typedef enum { ARG_NONE, ARG_NUMBER, ARG_STRING, ARG_OPT_STRING, ARG_OPT_NUMBER } ArgShape;
+
+typedef struct PointShape {
+	const char *pattern;             /* "timer.ms(number).randomize(number)" for listing */
+	const char *context_vars;        /* "$cpu:long $name:string" for -L, or NULL */
+} PointShape;
+
+struct ProbeFamily {
+	const char *name;                /* "timer" */
+	/* Returns 0 when pp belongs to this family; otherwise -1 and, when it really is this
+	 * family's but malformed, an error reported on the offending component (then *err). */
+	int (*match)(ProbePoint *pp, Session *s, bool *err, void **data);
+	const PointShape *shapes;        /* NULL-terminated by pattern */
+	/* Expands a wildcard point into concrete spellings for -l; may be NULL. */
+	void (*list)(const char *pattern, Session *s, Vec *out);
+};
+
+extern const ProbeFamily *const probe_families[];
+const ProbeFamily *find_family(ProbePoint *pp, Session *s, bool *err, void **data);
+void list_family_points(const char *pattern, bool with_vars, Session *s, Vec *out);
+const char *closest_point(ProbePoint *pp, Session *s);
+char *probe_point_string(ProbePoint *pp);
+
+/* ---- tapset.c: library search path and loading ---------------------------------------- */
+
+void tapset_load_macros(Session *s);     /* every .stpm on the path, before parsing */
+void tapset_load(Session *s);            /* every .stp on the path, for pass 2 */
+
+/* ---- sema.c: pass 2 -------------------------------------------------------------------- */
+
+typedef enum { SYM_LOCAL, SYM_GLOBAL, SYM_PARAM } SymKind;
+
+struct Symbol {
+	SymKind kind;
+	char *name;
+	Type type;
+	int arity;                       /* 0 scalar, N array of N keys, -1 unknown */
+	Type *key_types;                 /* arity entries */
+	Global *global;
+	Token *decl;
+	bool assigned;
+	bool read;
+};
+
+int elaborate(Session *s);                /* 0, or the number of errors */
+void print_elaborated(FILE *out, Session *s);
+
+/* ---- main.c: the session ------------------------------------------------------------ */
+
+struct Session {
+	int pass;                         /* 1..5 */
+	int failed_pass;                  /* set by run_front_end() */
+	FILE *out;                        /* -p1/-p2 output; NULL: stdout */
+	int verbose;
+	bool guru;
+	const char *script_name;
+	VEC(char *) include_dirs;         /* -I, searched after the built-in tapset */
+	VEC(char *) defines;              /* -D NAME=VALUE */
+	VEC(char *) args;                 /* script arguments: $1, @1 */
+	const char *kernel_release;       /* kernel_vr */
+	const char *kernel_version;       /* kernel_v */
+	const char *kernel_build;         /* its build tree, or NULL */
+	const char *arch;
+	const char *compat;               /* systemtap_v */
+	const char *tapset_dir;
+	char *kconfig;                    /* .config contents, or NULL: session_kconfig() */
+	bool kconfig_loaded;
+
+	Script *user;                     /* the script given on the command line */
+	VEC(Script *) tapsets;
+	VEC(Macro *) library_macros;      /* pp.c's macros from the tapset's .stpm files */
+	VEC(Probe *) probes;              /* after elaboration */
+	VEC(Global *) globals;
+	VEC(Function *) funcs;
+};
+
+void session_init(Session *s);
+void session_set_kernel(Session *s, const char *release_or_build_dir);
+const char *session_kconfig(Session *s);
+int run_front_end(Session *s, const char *name, const char *text, size_t len);
+
+#endif

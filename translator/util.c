@@ -1,0 +1,210 @@
+/* util.c - arena memory, string buffers, growable arrays and small string helpers.
+ *
+ * The translator is a batch program: everything it allocates lives until it exits, so one
+ * arena serves all allocations and arena_reset() frees them at once (the fuzzer calls it
+ * between inputs).
+ */
+#include "hwtap.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Chunk {
+	struct Chunk *prev;
+	size_t used, size;
+	max_align_t data[];
+} Chunk;
+
+static Chunk *arena;
+
+static void out_of_memory(void)
+{
+	fputs("hwtap: error: out of memory\n", stderr);
+	exit(1);
+}
+
+void *xalloc(size_t size)
+{
+	size = (size + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+	if (!arena || arena->size - arena->used < size) {
+		size_t chunk = size > 60000 ? size : 60000;
+		Chunk *c = malloc(sizeof(Chunk) + chunk);
+		if (!c)
+			out_of_memory();
+		c->prev = arena;
+		c->used = 0;
+		c->size = chunk;
+		arena = c;
+	}
+	void *p = (char *)arena->data + arena->used;
+	arena->used += size;
+	memset(p, 0, size);
+	return p;
+}
+
+void arena_reset(void)
+{
+	while (arena) {
+		Chunk *prev = arena->prev;
+		free(arena);
+		arena = prev;
+	}
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xalloc(n + 1);
+	memcpy(p, s, n);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xvformat(const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	char *p = xalloc(n + 1);
+	vsnprintf(p, n + 1, fmt, ap);
+	return p;
+}
+
+char *xformat(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *p = xvformat(fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+static void sb_reserve(StrBuf *sb, size_t extra)
+{
+	if (sb->len + extra + 1 <= sb->cap)
+		return;
+	size_t cap = sb->cap ? sb->cap * 2 : 256;
+	while (cap < sb->len + extra + 1)
+		cap *= 2;
+	char *buf = xalloc(cap);
+	if (sb->len)
+		memcpy(buf, sb->buf, sb->len);
+	sb->buf = buf;
+	sb->cap = cap;
+}
+
+void sb_putn(StrBuf *sb, const char *s, size_t n)
+{
+	sb_reserve(sb, n);
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void sb_putc(StrBuf *sb, char c)
+{
+	sb_putn(sb, &c, 1);
+}
+
+void sb_puts(StrBuf *sb, const char *s)
+{
+	sb_putn(sb, s, strlen(s));
+}
+
+void sb_printf(StrBuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvformat(fmt, ap);
+	va_end(ap);
+	sb_puts(sb, s);
+}
+
+void vec_push(Vec *v, void *item)
+{
+	if (v->len == v->cap) {
+		int cap = v->cap ? v->cap * 2 : 8;
+		void **data = xalloc(sizeof(void *) * cap);
+		if (v->len)
+			memcpy(data, v->data, sizeof(void *) * v->len);
+		v->data = data;
+		v->cap = cap;
+	}
+	v->data[v->len++] = item;
+}
+
+char *read_whole_file(const char *path, size_t *len)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	if (!f)
+		return NULL;
+	StrBuf sb = {0};
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sb_putn(&sb, buf, n);
+	int failed = ferror(f);
+	if (f != stdin)
+		fclose(f);
+	if (failed) {
+		errno = EIO;
+		return NULL;
+	}
+	if (!sb.buf)
+		sb_putn(&sb, "", 0);
+	*len = sb.len;
+	return sb.buf;
+}
+
+/* Levenshtein distance, for "did you mean" hints; names are short. */
+int edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return 1000;
+	int row[65];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			int up = row[j];
+			int best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+bool glob_match(const char *p, const char *s)
+{
+	const char *star = NULL, *resume = NULL;
+	while (*s) {
+		if (*p == '*') {
+			star = ++p;
+			resume = s;
+		} else if (*p == '?' || *p == *s) {
+			p++;
+			s++;
+		} else if (star) {
+			p = star;
+			s = ++resume;
+		} else {
+			return false;
+		}
+	}
+	while (*p == '*')
+		p++;
+	return *p == '\0';
+}

@@ -13,9 +13,12 @@ FILE *diag_out;
 int diag_errors;
 int diag_max_errors = 20;
 
+static void forget_said(void);
+
 void diag_reset(void)
 {
 	diag_errors = 0;
+	forget_said();
 }
 
 bool too_many_errors(void)
@@ -55,6 +58,39 @@ void verror_at(const char *kind, const SrcFile *f, int line, int col, const char
 		show_line(f, line, col);
 }
 
+/* A probe body copied for several probe points shares its tokens: one message per place. */
+static const Token *said_toks[256];
+static char *said_msgs[256];
+static int n_said;
+
+static bool said_before(const Token *tok, const char *fmt, va_list ap)
+{
+	const Token **toks = said_toks;
+	char **msgs = said_msgs;
+	int n = n_said;
+	va_list copy;
+	va_copy(copy, ap);
+	char msg[512];
+	vsnprintf(msg, sizeof(msg), fmt, copy);
+	va_end(copy);
+	for (int i = 0; i < n; i++)
+		if (toks[i] == tok && !strcmp(msgs[i], msg))
+			return true;
+	if (n < 256) {
+		toks[n] = tok;
+		msgs[n] = strdup(msg);
+		n_said = n + 1;
+	}
+	return false;
+}
+
+static void forget_said(void)
+{
+	for (int i = 0; i < n_said; i++)
+		free(said_msgs[i]);
+	n_said = 0;
+}
+
 static void report(const char *kind, const Token *tok, const char *fmt, va_list ap)
 {
 	if (!tok) {
@@ -69,6 +105,12 @@ static void report(const char *kind, const Token *tok, const char *fmt, va_list 
 
 void error_at(const Token *tok, const char *fmt, ...)
 {
+	va_list dup;
+	va_start(dup, fmt);
+	bool repeated = tok && said_before(tok, fmt, dup);
+	va_end(dup);
+	if (repeated)
+		return;
 	diag_errors++;
 	if (diag_errors > diag_max_errors)
 		return;
@@ -82,6 +124,12 @@ void error_at(const Token *tok, const char *fmt, ...)
 
 void warn_at(const Token *tok, const char *fmt, ...)
 {
+	va_list dup;
+	va_start(dup, fmt);
+	bool repeated = tok && said_before(tok, fmt, dup);
+	va_end(dup);
+	if (repeated)
+		return;
 	va_list ap;
 	va_start(ap, fmt);
 	report("warning", tok, fmt, ap);

@@ -108,6 +108,23 @@ const char *session_kconfig(Session *s)
 	return s->kconfig;
 }
 
+/* A CONFIG_ option of the target kernel: "y", "m", a value, or "" when unset. */
+const char *session_config_value(Session *s, const char *name)
+{
+	const char *config = session_kconfig(s);
+	size_t n = strlen(name);
+	for (const char *p = config; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+		if (strncmp(p, name, n) || p[n] != '=')
+			continue;
+		const char *v = p + n + 1;
+		size_t len = strcspn(v, "\n");
+		if (len >= 2 && v[0] == '"' && v[len - 1] == '"')
+			return xstrndup(v + 1, len - 2);
+		return xstrndup(v, len);
+	}
+	return "";
+}
+
 void session_init(Session *s)
 {
 	memset(s, 0, sizeof(*s));

@@ -24,6 +24,7 @@ typedef struct Script Script;
 typedef struct Symbol Symbol;
 typedef struct Session Session;
 typedef struct ProbeFamily ProbeFamily;
+typedef struct PointShape PointShape;
 typedef struct Macro Macro;
 
 /* ---- util.c: arena memory, strings, growable arrays ---------------------------------- */
@@ -127,6 +128,7 @@ typedef enum {
 	TY_LONG,
 	TY_STRING,
 	TY_STATS,
+	TY_HIST,        /* @hist_log(s): printed, indexed or iterated, nothing else */
 } Type;
 
 typedef enum {
@@ -239,10 +241,10 @@ struct Probe {
 	Script *script;
 	/* sema */
 	VEC(Symbol *) locals;
-	const char *derivation;          /* "timer.ms(100) <- user.probe" */
+	const char *derivation;          /* "timer.ms(100) <- my.alias" */
 	const ProbeFamily *family;
-	ProbePoint *resolved;            /* the point after alias expansion */
-	void *family_data;
+	const PointShape *shape;         /* which of the family's spellings it is */
+	Probe *origin;                   /* the user's probe this one derives from */
 };
 
 typedef struct Param {
@@ -262,8 +264,9 @@ struct Function {
 	Function *next_overload;
 	/* sema */
 	VEC(Symbol *) locals;
+	Type rtype;                      /* ret, or inferred from the returns */
+	bool has_value;                  /* declared type, or some "return expr" */
 	bool used;
-	bool checked;
 };
 
 struct Global {
@@ -296,33 +299,37 @@ bool is_keyword(const char *name);
 
 void print_script(FILE *out, Script *sc);
 void print_node(StrBuf *sb, Node *n);
+void print_stmt(StrBuf *sb, Node *n, int depth);   /* ends with a newline */
 void print_probe_point(StrBuf *sb, ProbePoint *pp);
 const char *type_name(Type t);
 
 /* ---- probes.c and probe_*.c: probe-point families ------------------------------------ */
 
-/* One component pattern of a family's probe point: "ms(number)", "randomize(number)" ... */
-typedef enum { ARG_NONE, ARG_NUMBER, ARG_STRING, ARG_OPT_STRING, ARG_OPT_NUMBER } ArgShape;
+typedef enum { ARG_NONE, ARG_NUMBER, ARG_STRING, ARG_OPT_NUMBER, ARG_OPT_STRING } ArgShape;
 
+/* One spelling a family accepts, as -l lists it, with its context variables for -L. */
 typedef struct PointShape {
-	const char *pattern;             /* "timer.ms(number).randomize(number)" for listing */
-	const char *context_vars;        /* "$cpu:long $name:string" for -L, or NULL */
+	const char *pattern;             /* "timer.ms(number).randomize(number)" */
+	const char *context_vars;        /* "status:long addr:long", or NULL */
 } PointShape;
 
 struct ProbeFamily {
-	const char *name;                /* "timer" */
-	/* Returns 0 when pp belongs to this family; otherwise -1 and, when it really is this
-	 * family's but malformed, an error reported on the offending component (then *err). */
-	int (*match)(ProbePoint *pp, Session *s, bool *err, void **data);
-	const PointShape *shapes;        /* NULL-terminated by pattern */
-	/* Expands a wildcard point into concrete spellings for -l; may be NULL. */
+	const char *name;                /* the first component: "timer" */
+	const PointShape *shapes;        /* NULL-terminated; matching, listing and hints */
+	/* The shape pp has, or NULL if pp is not this family's. It reports what is wrong
+	 * with pp's values. NULL here: shape_match(). */
+	const PointShape *(*match)(const ProbeFamily *f, ProbePoint *pp, Session *s);
+	/* Adds concrete points matching a pattern for -l (perf.events("*")); may be NULL. */
 	void (*list)(const char *pattern, Session *s, Vec *out);
 };
 
 extern const ProbeFamily *const probe_families[];
-const ProbeFamily *find_family(ProbePoint *pp, Session *s, bool *err, void **data);
+const ProbeFamily *find_family(ProbePoint *pp, Session *s, const PointShape **shape);
+const PointShape *shape_match(const ProbeFamily *f, ProbePoint *pp);
+int64_t point_number(ProbePoint *pp, int component);
+bool point_pattern_matches(const char *pattern, const char *point);
 void list_family_points(const char *pattern, bool with_vars, Session *s, Vec *out);
-const char *closest_point(ProbePoint *pp, Session *s);
+const char *closest_point(ProbePoint *pp, Session *s, Vec *alias_names);
 char *probe_point_string(ProbePoint *pp);
 
 /* ---- tapset.c: library search path and loading ---------------------------------------- */
@@ -342,6 +349,7 @@ struct Symbol {
 	Type *key_types;                 /* arity entries */
 	Global *global;
 	Token *decl;
+	Token *typed_at;                 /* where its type was first decided */
 	bool assigned;
 	bool read;
 };
@@ -381,6 +389,7 @@ struct Session {
 void session_init(Session *s);
 void session_set_kernel(Session *s, const char *release_or_build_dir);
 const char *session_kconfig(Session *s);
+const char *session_config_value(Session *s, const char *config_name);
 int run_front_end(Session *s, const char *name, const char *text, size_t len);
 
 #endif

@@ -83,18 +83,10 @@ static char *name(Parser *p, Token **rest, Token *tok, const char *what)
 
 /* ---- literals ------------------------------------------------------------------------- */
 
-static bool is_decimal(Token *tok)
-{
-	return tok->pos[0] != '0' || tok->len == 1;
-}
-
+/* Literals are 64-bit two's complement, as in SystemTap: 18446744073709551615 is -1. */
 static Node *number(Parser *p, Token *tok, bool negative)
 {
 	Node *n = new_node(N_NUM, tok);
-	if (is_decimal(tok) && tok->num > (uint64_t)INT64_MAX &&
-	    !(negative && tok->num == (uint64_t)INT64_MAX + 1))
-		error_at(tok, "number '%.*s' is out of range for a 64-bit signed integer",
-			 tok->len, tok->pos);
 	n->num = negative ? -tok->num : tok->num;
 	return n;
 }
@@ -189,7 +181,8 @@ static void probe_points(Parser *p, Token **rest, Token *tok, Vec *out)
 	*rest = tok;
 }
 
-/* probe = "probe" points block | "probe" points ("=" | "+=") points block [ "," block ] */
+/* probe = "probe" points block
+ *       | "probe" points { ("=" | "+=") points } ("=" | "+=") points block [ "," block ] */
 static void probe(Parser *p, Token **rest, Token *tok, bool is_private)
 {
 	Probe *pr = xalloc(sizeof(*pr));
@@ -200,6 +193,15 @@ static void probe(Parser *p, Token **rest, Token *tok, bool is_private)
 	probe_points(p, &tok, tok->next, &first);
 	if (tok_is(tok, "=") || tok_is(tok, "+=")) {
 		pr->epilogue = tok_is(tok, "+=");
+		probe_points(p, &tok, tok->next, &pr->points);
+		/* probe a = b += c { }: every group but the last names the alias */
+		while (tok_is(tok, "=") || tok_is(tok, "+=")) {
+			pr->epilogue = tok_is(tok, "+=");
+			for (int i = 0; i < pr->points.len; i++)
+				vec_push(&first, pr->points.data[i]);
+			pr->points = (Vec){0};
+			probe_points(p, &tok, tok->next, &pr->points);
+		}
 		for (int i = 0; i < first.len; i++) {
 			ProbePoint *pp = first.data[i];
 			if (pp->optional || pp->cond)
@@ -207,7 +209,6 @@ static void probe(Parser *p, Token **rest, Token *tok, bool is_private)
 					     "have a condition");
 		}
 		pr->alias_names = first;
-		probe_points(p, &tok, tok->next, &pr->points);
 		vec_push(&p->sc->aliases, pr);
 	} else {
 		pr->points = first;
@@ -437,7 +438,8 @@ static void index_list(Parser *p, Token **rest, Token *tok, Vec *out)
 
 static Node *hist_op(Parser *p, Token **rest, Token *tok);
 
-/* foreach = "foreach" "(" [ name "=" ] foreach_keys "in" array [sort] [ "limit" expr ] ")" stmt
+/* foreach = "foreach" "(" [ name "=" ] foreach_keys "in" array [agg] [sort] [ "limit" expr ] ")"
+ *           stmt;  agg = "@count" | "@sum" | "@min" | "@max" | "@avg" 
  * array   = name [ index ] | hist_op */
 static Node *foreach_stmt(Parser *p, Token **rest, Token *tok)
 {
@@ -467,6 +469,16 @@ static Node *foreach_stmt(Parser *p, Token **rest, Token *tok)
 			index_list(p, &tok, tok, &n->array->args);
 		}
 	}
+	/* statistics arrays sort by an aggregate: foreach ([k] in s @max-) */
+	static const char *const aggs[] = {"@count", "@sum", "@min", "@max", "@avg"};
+	for (size_t i = 0; i < sizeof(aggs) / sizeof(aggs[0]); i++)
+		if (tok_is(tok, aggs[i])) {
+			n->op = aggs[i];
+			tok = tok->next;
+			if (!tok_is(tok, "+") && !tok_is(tok, "-"))
+				syntax_error(p, tok, "expected '+' or '-' after '%s' in foreach, found %s",
+					     aggs[i], tok_describe(tok));
+		}
 	sort_marker(p, &tok, tok, n, -1);
 	if (consume(&tok, tok, "limit"))
 		n->limit = expr(p, &tok, tok);

@@ -63,24 +63,6 @@ typedef struct {
 	int64_t num;
 } Value;
 
-static const char *kconfig_value(Session *s, const char *name)
-{
-	const char *config = session_kconfig(s);
-	if (!config)
-		return "";
-	size_t n = strlen(name);
-	for (const char *p = config; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
-		if (!strncmp(p, name, n) && p[n] == '=') {
-			const char *v = p + n + 1, *e = strchr(v, '\n');
-			size_t len = e ? (size_t)(e - v) : strlen(v);
-			if (len >= 2 && v[0] == '"' && v[len - 1] == '"')
-				return xstrndup(v + 1, len - 2);
-			return xstrndup(v, len);
-		}
-	}
-	return "";
-}
-
 static bool operand(PP *pp, Token **rest, Token *tok, Value *v)
 {
 	Session *s = pp->s;
@@ -123,7 +105,7 @@ static bool operand(PP *pp, Token **rest, Token *tok, Value *v)
 		else if (!strcmp(name, "guru_mode"))
 			*v = (Value){V_NUM, NULL, s->guru};
 		else if (!strncmp(name, "CONFIG_", 7))
-			*v = (Value){V_STR, kconfig_value(s, name), 0};
+			*v = (Value){V_STR, session_config_value(s, name), 0};
 		else
 			break;
 		return true;

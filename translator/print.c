@@ -11,6 +11,7 @@ const char *type_name(Type t)
 	case TY_LONG: return "long";
 	case TY_STRING: return "string";
 	case TY_STATS: return "stats";
+	case TY_HIST: return "histogram";
 	default: return "unknown";
 	}
 }
@@ -137,7 +138,8 @@ static void prefix(StrBuf *sb, const char *op, Node *operand)
 		sb_printf(sb, "(%s)", tmp.buf);
 		return;
 	}
-	if (tmp.buf[0] == op[0])
+	/* "- -x", "+ +x", "& &x", "! ~x": not "--x", "++x", "&&x", "!~x" */
+	if (tmp.buf[0] == op[0] || (op[0] == '!' && tmp.buf[0] == '~'))
 		sb_putc(sb, ' ');
 	sb_puts(sb, tmp.buf);
 }
@@ -266,18 +268,17 @@ static void indent(StrBuf *sb, int depth)
 		sb_puts(sb, "  ");
 }
 
-static void stmt(StrBuf *sb, Node *n, int depth);
 
 /* A statement that follows "if (...)" or "else" on the same line when it is a block. */
 static void body(StrBuf *sb, Node *n, int depth)
 {
 	if (n->kind == N_BLOCK) {
 		sb_putc(sb, ' ');
-		stmt(sb, n, depth);
+		print_stmt(sb, n, depth);
 	} else {
 		sb_putc(sb, '\n');
 		indent(sb, depth + 1);
-		stmt(sb, n, depth + 1);
+		print_stmt(sb, n, depth + 1);
 	}
 }
 
@@ -297,6 +298,8 @@ static void foreach_header(StrBuf *sb, Node *n)
 		sb_putc(sb, ']');
 	sb_puts(sb, " in ");
 	expr_at(sb, n->array, P_PRIMARY);
+	if (n->op)
+		sb_printf(sb, " %s", n->op);
 	if (n->sort_key == -1)
 		sb_putc(sb, n->sort_dir > 0 ? '+' : '-');
 	if (n->limit) {
@@ -312,14 +315,14 @@ static void embedded(StrBuf *sb, const char *code)
 }
 
 /* Prints a statement at the current position (the caller indented); ends with '\n'. */
-static void stmt(StrBuf *sb, Node *n, int depth)
+void print_stmt(StrBuf *sb, Node *n, int depth)
 {
 	switch (n->kind) {
 	case N_BLOCK:
 		sb_puts(sb, "{\n");
 		for (int i = 0; i < n->args.len; i++) {
 			indent(sb, depth + 1);
-			stmt(sb, n->args.data[i], depth + 1);
+			print_stmt(sb, n->args.data[i], depth + 1);
 		}
 		indent(sb, depth);
 		sb_puts(sb, "}\n");
@@ -334,7 +337,7 @@ static void stmt(StrBuf *sb, Node *n, int depth)
 			sb_puts(sb, "else");
 			if (n->els->kind == N_IF) {
 				sb_putc(sb, ' ');
-				stmt(sb, n->els, depth);
+				print_stmt(sb, n->els, depth);
 			} else {
 				body(sb, n->els, depth);
 			}
@@ -365,13 +368,13 @@ static void stmt(StrBuf *sb, Node *n, int depth)
 		return;
 	case N_TRY:
 		sb_puts(sb, "try ");
-		stmt(sb, n->body, depth);
+		print_stmt(sb, n->body, depth);
 		indent(sb, depth);
 		sb_puts(sb, "catch");
 		if (n->name)
 			sb_printf(sb, " (%s)", n->name);
 		sb_putc(sb, ' ');
-		stmt(sb, n->then, depth);
+		print_stmt(sb, n->then, depth);
 		return;
 	case N_EXPR_STMT:
 		print_node(sb, n->lhs);
@@ -470,13 +473,13 @@ static void probe(StrBuf *sb, Probe *p)
 	sb_putc(sb, ' ');
 	if (p->epilogue_body) {
 		StrBuf first = {0};
-		stmt(&first, p->body, 0);
+		print_stmt(&first, p->body, 0);
 		sb_putn(sb, first.buf, first.len - 1);      /* "}," joins the two bodies */
 		sb_puts(sb, ", ");
-		stmt(sb, p->epilogue_body, 0);
+		print_stmt(sb, p->epilogue_body, 0);
 		return;
 	}
-	stmt(sb, p->body, 0);
+	print_stmt(sb, p->body, 0);
 }
 
 static void global(StrBuf *sb, Global *g)
@@ -505,7 +508,7 @@ static void function(StrBuf *sb, Function *f)
 			sb_printf(sb, ":%s", type_name(p->type));
 	}
 	sb_puts(sb, ") ");
-	stmt(sb, f->body, 0);
+	print_stmt(sb, f->body, 0);
 }
 
 void print_script(FILE *out, Script *sc)
@@ -524,5 +527,72 @@ void print_script(FILE *out, Script *sc)
 		probe(&sb, sc->aliases.data[i]);
 	for (int i = 0; i < sc->probes.len; i++)
 		probe(&sb, sc->probes.data[i]);
+	fputs(sb.buf, out);
+}
+
+/* ---- -p2: the elaborated program ------------------------------------------------------ */
+
+static void symbol_type(StrBuf *sb, Symbol *sym)
+{
+	sb_printf(sb, "%s:%s", sym->name, type_name(sym->type));
+	if (sym->arity > 0) {
+		sb_putc(sb, '[');
+		for (int i = 0; i < sym->arity; i++)
+			sb_printf(sb, "%s%s", i ? ", " : "", type_name(sym->key_types[i]));
+		sb_putc(sb, ']');
+	}
+}
+
+static void locals_line(StrBuf *sb, Vec *locals, int from)
+{
+	if (locals->len <= from)
+		return;
+	sb_puts(sb, "# locals:");
+	for (int i = from; i < locals->len; i++) {
+		sb_putc(sb, ' ');
+		symbol_type(sb, locals->data[i]);
+	}
+	sb_putc(sb, '\n');
+}
+
+void print_elaborated(FILE *out, Session *s)
+{
+	StrBuf sb = {0};
+	sb_putn(&sb, "", 0);
+	sb_puts(&sb, "# globals\n");
+	for (int i = 0; i < s->globals.len; i++) {
+		Global *g = s->globals.data[i];
+		symbol_type(&sb, g->sym);
+		if (g->max_entries)
+			sb_printf(&sb, " max %lld", (long long)g->max_entries);
+		if (g->wrap)
+			sb_puts(&sb, " wrap");
+		if (g->init) {
+			sb_puts(&sb, " = ");
+			print_node(&sb, g->init);
+		}
+		sb_putc(&sb, '\n');
+	}
+	sb_puts(&sb, "# functions\n");
+	for (int i = 0; i < s->funcs.len; i++) {
+		Function *f = s->funcs.data[i];
+		sb_printf(&sb, "%s:%s (", f->name, f->has_value ? type_name(f->rtype) : "void");
+		for (int j = 0; j < f->params.len; j++) {
+			if (j)
+				sb_puts(&sb, ", ");
+			symbol_type(&sb, f->locals.data[j]);
+		}
+		sb_puts(&sb, ")\n");
+		locals_line(&sb, &f->locals, f->params.len);
+		print_stmt(&sb, f->body, 0);
+	}
+	sb_puts(&sb, "# probes\n");
+	for (int i = 0; i < s->probes.len; i++) {
+		Probe *p = s->probes.data[i];
+		print_probe_point(&sb, p->points.data[0]);
+		sb_printf(&sb, " /* <- %s */\n", p->derivation);
+		locals_line(&sb, &p->locals, 0);
+		print_stmt(&sb, p->body, 0);
+	}
 	fputs(sb.buf, out);
 }

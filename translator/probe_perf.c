@@ -1,0 +1,146 @@
+/* probe_perf.c - perf event probes:
+ *
+ *   perf.type(T).config(C)       any perf_event_attr type/config (SystemTap's spelling;
+ *                                tapset/perf.stp defines perf.hw.*, perf.sw.*, perf.hw_cache.*)
+ *   perf.EVENT[(N)]              short form: perf.cycles(1000000), perf.page_faults(100)
+ *   perf.events("NAME")          an event named as libpfm4 names it
+ *
+ * each followed by at most one of each modifier: .sample(N) or .hz(F), .process or
+ * .process("PATH"), .counter("NAME") (a counting event read with @perf("NAME")).
+ * Code generation and libpfm4 lookups come with the perf probes' own issue; this file
+ * fixes the names and argument shapes.
+ */
+#include "hwtap.h"
+
+#include <string.h>
+
+/* The short forms: perf's own event names, '-' written as '_'. */
+static const struct {
+	const char *name;
+	int type, config;
+} short_events[] = {
+	{"cycles", 0, 0}, {"cpu_cycles", 0, 0}, {"instructions", 0, 1},
+	{"cache_references", 0, 2}, {"cache_misses", 0, 3}, {"branch_instructions", 0, 4},
+	{"branches", 0, 4}, {"branch_misses", 0, 5}, {"bus_cycles", 0, 6},
+	{"stalled_cycles_frontend", 0, 7}, {"stalled_cycles_backend", 0, 8},
+	{"ref_cycles", 0, 9},
+	{"cpu_clock", 1, 0}, {"task_clock", 1, 1}, {"page_faults", 1, 2}, {"faults", 1, 2},
+	{"context_switches", 1, 3}, {"cs", 1, 3}, {"cpu_migrations", 1, 4},
+	{"migrations", 1, 4}, {"minor_faults", 1, 5}, {"major_faults", 1, 6},
+	{"alignment_faults", 1, 7}, {"emulation_faults", 1, 8},
+};
+
+enum { N_SHORT = sizeof(short_events) / sizeof(short_events[0]) };
+
+static const PointShape perf_shapes[] = {
+	{"perf.type(number).config(number)"},
+	{"perf.type(number).config(number).sample(number)"},
+	{"perf.type(number).config(number).hz(number)"},
+	{"perf.type(number).config(number).process"},
+	{"perf.type(number).config(number).process(string)"},
+	{"perf.type(number).config(number).counter(string)"},
+	{"perf.events(string)"},
+	{"perf.cycles(number)"}, {"perf.cpu_cycles(number)"}, {"perf.instructions(number)"},
+	{"perf.cache_references(number)"}, {"perf.cache_misses(number)"},
+	{"perf.branch_instructions(number)"}, {"perf.branches(number)"},
+	{"perf.branch_misses(number)"}, {"perf.bus_cycles(number)"},
+	{"perf.stalled_cycles_frontend(number)"}, {"perf.stalled_cycles_backend(number)"},
+	{"perf.ref_cycles(number)"},
+	{"perf.cpu_clock(number)"}, {"perf.task_clock(number)"}, {"perf.page_faults(number)"},
+	{"perf.faults(number)"}, {"perf.context_switches(number)"}, {"perf.cs(number)"},
+	{"perf.cpu_migrations(number)"}, {"perf.migrations(number)"},
+	{"perf.minor_faults(number)"}, {"perf.major_faults(number)"},
+	{"perf.alignment_faults(number)"}, {"perf.emulation_faults(number)"},
+	{NULL},
+};
+
+static bool is_short_event(const char *name)
+{
+	for (int i = 0; i < N_SHORT; i++)
+		if (!strcmp(name, short_events[i].name))
+			return true;
+	return false;
+}
+
+static bool arg_is(Component *c, NodeKind kind)
+{
+	return c->arg && c->arg->kind == kind;
+}
+
+/* Checks the modifiers from comps[from]; reports what is wrong. */
+static void check_modifiers(ProbePoint *pp, int from)
+{
+	Component *seen_rate = NULL, *seen_process = NULL, *seen_counter = NULL;
+	for (int i = from; i < pp->comps.len; i++) {
+		Component *c = pp->comps.data[i];
+		Component **slot = NULL;
+		bool ok;
+		if (!strcmp(c->name, "sample") || !strcmp(c->name, "hz")) {
+			slot = &seen_rate;
+			ok = arg_is(c, N_NUM);
+			if (ok && (int64_t)c->arg->num <= 0)
+				error_at(c->arg->tok, "the argument of .%s must be positive", c->name);
+		} else if (!strcmp(c->name, "process")) {
+			slot = &seen_process;
+			ok = !c->has_parens || arg_is(c, N_STR);
+		} else if (!strcmp(c->name, "counter")) {
+			slot = &seen_counter;
+			ok = arg_is(c, N_STR) && c->arg->str_len > 0;
+		} else {
+			error_at(c->tok, "unknown perf probe modifier '.%s': expected .sample(N), "
+				 ".hz(N), .process, .process(\"PATH\") or .counter(\"NAME\")", c->name);
+			continue;
+		}
+		if (!ok)
+			error_at(c->tok, "wrong argument for perf probe modifier '.%s': expected %s",
+				 c->name, !strcmp(c->name, "process") ? "none or a path string" :
+				 !strcmp(c->name, "counter") ? "a counter name string" : "a number");
+		if (*slot)
+			error_at(c->tok, "perf probe modifier '.%s' conflicts with '.%s' before it",
+				 c->name, (*slot)->name);
+		*slot = c;
+	}
+	if (seen_counter && seen_rate)
+		error_at(seen_counter->tok, "a .counter(\"NAME\") event counts and is read with "
+			 "@perf(\"NAME\"): it takes no .%s", seen_rate->name);
+}
+
+static const PointShape *perf_match(const ProbeFamily *f, ProbePoint *pp, Session *s)
+{
+	if (pp->comps.len < 2)
+		return NULL;
+	Component *c1 = pp->comps.data[1];
+	int from;
+	if (!strcmp(c1->name, "type")) {
+		Component *c2 = pp->comps.len > 2 ? pp->comps.data[2] : NULL;
+		if (!arg_is(c1, N_NUM) || !c2 || strcmp(c2->name, "config") || !arg_is(c2, N_NUM))
+			return NULL;
+		if (c1->arg->num > UINT32_MAX)
+			error_at(c1->arg->tok, "perf event type %lld is out of range",
+				 (long long)(int64_t)c1->arg->num);
+		from = 3;
+	} else if (!strcmp(c1->name, "events")) {
+		if (!arg_is(c1, N_STR))
+			return NULL;
+		if (!c1->arg->str_len)
+			error_at(c1->arg->tok, "perf.events() needs an event name");
+		from = 2;
+	} else if (is_short_event(c1->name)) {
+		if (c1->has_parens && !arg_is(c1, N_NUM))
+			return NULL;
+		if (c1->arg && (int64_t)c1->arg->num <= 0)
+			error_at(c1->arg->tok, "the sample period of perf.%s must be positive",
+				 c1->name);
+		from = 2;
+	} else {
+		return NULL;
+	}
+	check_modifiers(pp, from);
+	return &f->shapes[0];
+}
+
+const ProbeFamily perf_family = {
+	.name = "perf",
+	.shapes = perf_shapes,
+	.match = perf_match,
+};

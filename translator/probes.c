@@ -1,0 +1,249 @@
+/* probes.c - the table of probe-point families, and what all of them share: matching a
+ * point against a family's shapes ("timer.ms(number)"), listing points for -l/-L with
+ * SystemTap's wildcards, and the closest known spelling for a hint.
+ *
+ * A family lives in its own file (probe_begin.c, probe_timer.c, probe_perf.c,
+ * probe_ras.c) and fills one ProbeFamily; adding a family touches that file and the
+ * table below.
+ */
+#include "hwtap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+extern const ProbeFamily begin_family, end_family, error_family, never_family;
+extern const ProbeFamily timer_family, perf_family, ras_family;
+
+const ProbeFamily *const probe_families[] = {
+	&begin_family, &end_family, &error_family, &never_family,
+	&timer_family, &perf_family, &ras_family, NULL,
+};
+
+/* ---- shapes ----------------------------------------------------------------------------- */
+
+typedef struct {
+	char name[64];
+	ArgShape arg;
+} ShapeComp;
+
+enum { MAX_COMPS = 16 };
+
+/* "timer.ms(number).randomize(number)" to its components; returns their number. */
+static int shape_comps(const char *pattern, ShapeComp *out)
+{
+	int n = 0;
+	const char *p = pattern;
+	while (*p && n < MAX_COMPS) {
+		size_t len = strcspn(p, ".(");
+		if (len >= sizeof(out[n].name))
+			len = sizeof(out[n].name) - 1;
+		memcpy(out[n].name, p, len);
+		out[n].name[len] = '\0';
+		out[n].arg = ARG_NONE;
+		p += strcspn(p, ".(");
+		if (*p == '(') {
+			out[n].arg = !strncmp(p, "(number)", 8) ? ARG_NUMBER : ARG_STRING;
+			p = strchr(p, ')') + 1;
+		}
+		if (*p == '.')
+			p++;
+		n++;
+	}
+	return n;
+}
+
+static bool arg_fits(Component *c, ArgShape want)
+{
+	switch (want) {
+	case ARG_NONE: return !c->has_parens;
+	case ARG_NUMBER: return c->arg && c->arg->kind == N_NUM;
+	case ARG_STRING: return c->arg && c->arg->kind == N_STR;
+	case ARG_OPT_NUMBER: return !c->has_parens || (c->arg && c->arg->kind == N_NUM);
+	case ARG_OPT_STRING: return !c->has_parens || (c->arg && c->arg->kind == N_STR);
+	}
+	return false;
+}
+
+const PointShape *shape_match(const ProbeFamily *f, ProbePoint *pp)
+{
+	for (const PointShape *sh = f->shapes; sh && sh->pattern; sh++) {
+		ShapeComp sc[MAX_COMPS];
+		int n = shape_comps(sh->pattern, sc);
+		if (n != pp->comps.len)
+			continue;
+		int i;
+		for (i = 0; i < n; i++) {
+			Component *c = pp->comps.data[i];
+			if (strcmp(c->name, sc[i].name) || !arg_fits(c, sc[i].arg))
+				break;
+		}
+		if (i == n)
+			return sh;
+	}
+	return NULL;
+}
+
+int64_t point_number(ProbePoint *pp, int i)
+{
+	return (int64_t)((Component *)pp->comps.data[i])->arg->num;
+}
+
+const ProbeFamily *find_family(ProbePoint *pp, Session *s, const PointShape **shape)
+{
+	const char *first = ((Component *)pp->comps.data[0])->name;
+	for (int i = 0; probe_families[i]; i++) {
+		const ProbeFamily *f = probe_families[i];
+		if (strcmp(f->name, first))
+			continue;
+		*shape = f->match ? f->match(f, pp, s) : shape_match(f, pp);
+		return *shape ? f : NULL;
+	}
+	return NULL;
+}
+
+/* ---- SystemTap's wildcards: '*' within a component, '**' across components ------------ */
+
+/* Splits "a.b(\"x.y\").c" at the dots outside parentheses and quotes. */
+static int split_components(const char *s, char **out, int max)
+{
+	int n = 0, depth = 0;
+	bool quoted = false;
+	const char *start = s;
+	for (const char *p = s;; p++) {
+		if (*p == '"' && (p == s || p[-1] != '\\'))
+			quoted = !quoted;
+		else if (!quoted && *p == '(')
+			depth++;
+		else if (!quoted && *p == ')')
+			depth--;
+		if (*p == '\0' || (*p == '.' && !quoted && depth == 0)) {
+			if (n < max)
+				out[n++] = xstrndup(start, p - start);
+			if (!*p)
+				break;
+			start = p + 1;
+		}
+	}
+	return n;
+}
+
+/* A pattern component without an argument matches a component with any argument. */
+static bool component_matches(const char *pat, const char *comp)
+{
+	if (!strchr(pat, '(')) {
+		char *name = xstrndup(comp, strcspn(comp, "("));
+		return glob_match(pat, name);
+	}
+	return glob_match(pat, comp);
+}
+
+static bool components_match(char **pat, int np, char **comp, int nc)
+{
+	if (np == 0)
+		return nc == 0;
+	if (!strcmp(pat[0], "**")) {
+		for (int k = 1; k <= nc; k++)       /* one or more components */
+			if (components_match(pat + 1, np - 1, comp + k, nc - k))
+				return true;
+		return false;
+	}
+	return nc > 0 && component_matches(pat[0], comp[0]) &&
+	       components_match(pat + 1, np - 1, comp + 1, nc - 1);
+}
+
+bool point_pattern_matches(const char *pattern, const char *point)
+{
+	char *pat[MAX_COMPS * 2], *comp[MAX_COMPS * 2];
+	int np = split_components(pattern, pat, MAX_COMPS * 2);
+	int nc = split_components(point, comp, MAX_COMPS * 2);
+	return components_match(pat, np, comp, nc);
+}
+
+/* ---- listing ---------------------------------------------------------------------------- */
+
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *with_context_vars(const char *point, const char *vars, bool with_vars)
+{
+	if (!with_vars || !vars || !*vars)
+		return xstrdup(point);
+	StrBuf sb = {0};
+	sb_puts(&sb, point);
+	char *copy = xstrdup(vars);
+	for (char *v = strtok(copy, " "); v; v = strtok(NULL, " "))
+		sb_printf(&sb, " $%s", v);
+	return sb.buf;
+}
+
+static void add_alias_names(Script *sc, const char *pattern, bool with_vars, Vec *out)
+{
+	for (int i = 0; i < sc->aliases.len; i++) {
+		Probe *a = sc->aliases.data[i];
+		for (int j = 0; j < a->alias_names.len; j++) {
+			char *name = probe_point_string(a->alias_names.data[j]);
+			if (point_pattern_matches(pattern, name))
+				vec_push(out, with_context_vars(name, NULL, with_vars));
+		}
+	}
+}
+
+void list_family_points(const char *pattern, bool with_vars, Session *s, Vec *out)
+{
+	Vec all = {0};
+	for (int i = 0; probe_families[i]; i++) {
+		const ProbeFamily *f = probe_families[i];
+		for (const PointShape *sh = f->shapes; sh->pattern; sh++)
+			if (point_pattern_matches(pattern, sh->pattern))
+				vec_push(&all, with_context_vars(sh->pattern, sh->context_vars,
+								 with_vars));
+		if (f->list)
+			f->list(pattern, s, &all);
+	}
+	for (int i = 0; i < s->tapsets.len; i++)
+		add_alias_names(s->tapsets.data[i], pattern, with_vars, &all);
+	if (all.len)
+		qsort(all.data, all.len, sizeof(void *), by_string);
+	for (int i = 0; i < all.len; i++)
+		if (!i || strcmp(all.data[i], all.data[i - 1]))
+			vec_push(out, all.data[i]);
+}
+
+/* ---- hints ------------------------------------------------------------------------------ */
+
+static void consider(const char *candidate, const char *wanted, const char **best, int *dist)
+{
+	int d = edit_distance(wanted, candidate);
+	if (d < *dist) {
+		*dist = d;
+		*best = candidate;
+	}
+}
+
+/* The known spelling nearest to pp (families' shapes, then aliases), or NULL if none is
+ * close enough to be a plausible typo. */
+const char *closest_point(ProbePoint *pp, Session *s, Vec *aliases)
+{
+	char *wanted = probe_point_string(pp);
+	/* compare "timer.msec(100)" with "timer.ms(number)" on an even footing */
+	StrBuf shape = {0};
+	sb_putn(&shape, "", 0);
+	for (int i = 0; i < pp->comps.len; i++) {
+		Component *c = pp->comps.data[i];
+		sb_printf(&shape, "%s%s%s", i ? "." : "", c->name,
+			  !c->arg ? "" : c->arg->kind == N_NUM ? "(number)" : "(string)");
+	}
+	const char *best = NULL;
+	int dist = 1000;
+	for (int i = 0; probe_families[i]; i++)
+		for (const PointShape *sh = probe_families[i]->shapes; sh->pattern; sh++)
+			consider(sh->pattern, shape.buf, &best, &dist);
+	for (int i = 0; i < aliases->len; i++)
+		consider(aliases->data[i], wanted, &best, &dist);
+	int limit = strlen(wanted) / 3 + 1;
+	if (limit > 6)
+		limit = 6;
+	return dist <= limit ? best : NULL;
+}

@@ -1,0 +1,1452 @@
+/* sema.c - pass 2: probe points to probe families (through aliases), names to symbols,
+ * and the types of everything.
+ *
+ * Every user probe becomes one derived probe per concrete probe point, with a copy of
+ * its body wrapped in the prologues and epilogues of the aliases it went through. Only
+ * the functions, globals and aliases those probes reach are elaborated: the tapset costs
+ * nothing it is not asked for.
+ *
+ * Types are inferred by walking every derived probe and reached function until nothing
+ * changes (assignments, calls, array keys and values, returns all propagate both ways),
+ * then walked once more to report what does not fit.
+ */
+#include "hwtap.h"
+
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	Session *s;
+	Script *file;               /* where the code being walked was written */
+	Vec *locals;                /* of the current probe or function */
+	Function *func;             /* NULL in a probe */
+	Probe *probe;               /* NULL in a function */
+	VEC(Symbol *) globals;      /* every global declared, user's first */
+	VEC(Function *) work;       /* reached functions still to resolve */
+	VEC(char *) counters;       /* names of perf .counter("NAME") events */
+	int loop_depth;
+	int changes;                /* types decided in this round */
+	bool report;                /* the last round: report mismatches */
+	bool lvalue;                /* the N_VAR/N_INDEX being walked is assigned */
+	bool in_defined;            /* inside @defined(): a missing $var is not an error */
+	bool slice_ok;              /* '*' keys: while walking delete, 'in' and foreach keys */
+	VEC(Token *) warned;        /* never-assigned warnings given, once per place */
+} Ctx;
+
+static Type walk(Ctx *c, Node *n, Type want);
+static void walk_stmt(Ctx *c, Node *n);
+
+/* ---- copies of probe bodies ------------------------------------------------------------ */
+
+static Node *copy_node(Node *n);
+
+static Vec copy_vec(Vec v)
+{
+	Vec out = {0};
+	for (int i = 0; i < v.len; i++)
+		vec_push(&out, copy_node(v.data[i]));
+	return out;
+}
+
+static Node *copy_node(Node *n)
+{
+	if (!n)
+		return NULL;
+	Node *c = new_node(n->kind, n->tok);
+	*c = *n;
+	c->lhs = copy_node(n->lhs);
+	c->rhs = copy_node(n->rhs);
+	c->cond = copy_node(n->cond);
+	c->then = copy_node(n->then);
+	c->els = copy_node(n->els);
+	c->init = copy_node(n->init);
+	c->inc = copy_node(n->inc);
+	c->body = copy_node(n->body);
+	c->value = copy_node(n->value);
+	c->array = copy_node(n->array);
+	c->limit = copy_node(n->limit);
+	c->args = copy_vec(n->args);
+	c->keys = copy_vec(n->keys);
+	Vec comps = {0};
+	for (int i = 0; i < n->comps.len; i++) {
+		TargetComp *tc = xalloc(sizeof(*tc));
+		*tc = *(TargetComp *)n->comps.data[i];
+		tc->index = copy_node(tc->index);
+		vec_push(&comps, tc);
+	}
+	c->comps = comps;
+	c->sym = NULL;
+	c->func = NULL;
+	c->type = TY_UNKNOWN;
+	return c;
+}
+
+/* ---- lookups ----------------------------------------------------------------------------- */
+
+static bool visible(Script *owner, bool is_private, Script *from)
+{
+	return !is_private || owner == from;
+}
+
+static Symbol *new_symbol(SymKind kind, const char *name, Token *decl)
+{
+	Symbol *sym = xalloc(sizeof(*sym));
+	sym->kind = kind;
+	sym->name = (char *)name;
+	sym->decl = decl;
+	sym->arity = -1;
+	return sym;
+}
+
+static void declare_globals(Ctx *c, Script *sc)
+{
+	for (int i = 0; i < sc->globals.len; i++) {
+		Global *g = sc->globals.data[i];
+		for (int j = 0; j < c->globals.len; j++) {
+			Symbol *o = c->globals.data[j];
+			if (!strcmp(o->name, g->name) && o->global->script == sc)
+				error_at(g->tok, "global '%s' is already declared at line %d",
+					 g->name, o->decl->line);
+		}
+		Symbol *sym = new_symbol(SYM_GLOBAL, g->name, g->tok);
+		sym->global = g;
+		g->sym = sym;
+		if (g->init)
+			sym->type = g->init->kind == N_STR ? TY_STRING : TY_LONG;
+		if (g->max_entries || g->wrap)
+			sym->arity = sym->arity < 0 ? -1 : sym->arity;
+		vec_push(&c->globals, sym);
+	}
+}
+
+static Symbol *find_global(Ctx *c, const char *name)
+{
+	for (int i = 0; i < c->globals.len; i++) {
+		Symbol *sym = c->globals.data[i];
+		Global *g = sym->global;
+		if (!strcmp(sym->name, name) && visible(g->script, g->is_private, c->file)) {
+			if (!sym->read && !sym->assigned && g->script->is_tapset)
+				g->script->used = true;
+			return sym;
+		}
+	}
+	return NULL;
+}
+
+static Symbol *find_local(Ctx *c, const char *name)
+{
+	for (int i = 0; i < c->locals->len; i++) {
+		Symbol *sym = c->locals->data[i];
+		if (!strcmp(sym->name, name))
+			return sym;
+	}
+	return NULL;
+}
+
+/* Params and locals first, then globals; an unknown name becomes a new local. */
+static Symbol *resolve_var(Ctx *c, Node *n)
+{
+	Symbol *sym = find_local(c, n->name);
+	if (!sym)
+		sym = find_global(c, n->name);
+	if (!sym) {
+		sym = new_symbol(SYM_LOCAL, n->name, n->tok);
+		vec_push(c->locals, sym);
+	}
+	return sym;
+}
+
+typedef struct {
+	const char *name;
+	int min_args;               /* -1: printf-like, the format first */
+	bool returns_string;
+	bool newline;
+} Builtin;
+
+static const Builtin builtins[] = {
+	{"print", 1, false, false},   {"println", 0, false, true},
+	{"sprint", 1, true, false},   {"sprintln", 0, true, true},
+	{"printf", -1, false, false}, {"sprintf", -1, true, false},
+	{"printd", 2, false, false},  {"printdln", 2, false, true},
+	{"sprintd", 2, true, false},  {"sprintdln", 2, true, true},
+};
+
+static const Builtin *find_builtin(const char *name)
+{
+	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+		if (!strcmp(builtins[i].name, name))
+			return &builtins[i];
+	return NULL;
+}
+
+static void all_scripts(Session *s, Vec *out)
+{
+	vec_push(out, s->user);
+	for (int i = 0; i < s->tapsets.len; i++)
+		vec_push(out, s->tapsets.data[i]);
+}
+
+/* The function `name` visible from c->file: the user's script first, then the tapset. */
+static Function *find_function(Ctx *c, const char *name, int nargs, Function **other)
+{
+	Vec scripts = {0};
+	all_scripts(c->s, &scripts);
+	*other = NULL;
+	for (int i = 0; i < scripts.len; i++) {
+		Script *sc = scripts.data[i];
+		for (int j = 0; j < sc->funcs.len; j++) {
+			Function *f = sc->funcs.data[j];
+			if (strcmp(f->name, name) || !visible(sc, f->is_private, c->file))
+				continue;
+			if (f->params.len == nargs)
+				return f;
+			*other = f;
+		}
+	}
+	return NULL;
+}
+
+static const char *closest_function(Ctx *c, const char *name)
+{
+	const char *best = NULL;
+	int dist = strlen(name) / 3 + 1;
+	if (dist > 4)
+		dist = 4;
+	dist++;
+	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++) {
+		int d = edit_distance(name, builtins[i].name);
+		if (d < dist) {
+			dist = d;
+			best = builtins[i].name;
+		}
+	}
+	Vec scripts = {0};
+	all_scripts(c->s, &scripts);
+	for (int i = 0; i < scripts.len; i++) {
+		Script *sc = scripts.data[i];
+		for (int j = 0; j < sc->funcs.len; j++) {
+			Function *f = sc->funcs.data[j];
+			int d = edit_distance(name, f->name);
+			if (d < dist && visible(sc, f->is_private, c->file)) {
+				dist = d;
+				best = f->name;
+			}
+		}
+	}
+	return best;
+}
+
+/* ---- typing helpers ------------------------------------------------------------------------ */
+
+static const char *a_type(Type t)
+{
+	switch (t) {
+	case TY_LONG: return "a number (long)";
+	case TY_STRING: return "a string";
+	case TY_STATS: return "statistics";
+	case TY_HIST: return "a histogram";
+	default: return "of unknown type";
+	}
+}
+
+/* Decides an unknown type; counts the change so inference runs another round. */
+static void decide(Ctx *c, Type *slot, Type t, Token *where, Token **typed_at)
+{
+	if (*slot != TY_UNKNOWN || t == TY_UNKNOWN)
+		return;
+	*slot = t;
+	if (typed_at)
+		*typed_at = where;
+	c->changes++;
+}
+
+/* Reports have != want in the last round. Where statistics are wanted the caller says
+ * why in its own words. */
+static void mismatch(Ctx *c, Node *n, Type have, Type want)
+{
+	if (!c->report || have == TY_UNKNOWN || want == TY_UNKNOWN || have == want ||
+	    want == TY_STATS)
+		return;
+	Symbol *sym = n->sym;
+	if ((n->kind == N_VAR || n->kind == N_INDEX) && sym && sym->typed_at &&
+	    sym->typed_at != n->tok)
+		error_at(n->tok, "type mismatch: '%s' is %s (decided at line %d), but %s is "
+			 "needed here", sym->name, a_type(have), sym->typed_at->line,
+			 a_type(want));
+	else if (n->kind == N_CALL && n->func)
+		error_at(n->tok, "type mismatch: function '%s' returns %s, but %s is needed here",
+			 n->name, a_type(have), a_type(want));
+	else
+		error_at(n->tok, "type mismatch: this is %s, but %s is needed here", a_type(have),
+			 a_type(want));
+}
+
+static void stats_misuse(Ctx *c, Node *n)
+{
+	if (c->report)
+		error_at(n->tok, "'%s' holds statistics: read it with @count, @sum, @min, @max, "
+			 "@avg, @variance or a histogram", n->name);
+}
+
+/* ---- expressions ------------------------------------------------------------------------- */
+
+static Type walk_var(Ctx *c, Node *n, Type want)
+{
+	if (!n->sym)
+		n->sym = resolve_var(c, n);
+	Symbol *sym = n->sym;
+	if (c->lvalue)
+		sym->assigned = true;
+	else
+		sym->read = true;
+	if (sym->arity > 0) {
+		if (c->report)
+			error_at(n->tok, "'%s' is an array: index it, as in %s[key]", n->name,
+				 n->name);
+		return TY_UNKNOWN;
+	}
+	if (sym->arity < 0)
+		sym->arity = 0;
+	if (want == TY_STATS && sym->kind == SYM_LOCAL && c->report && c->lvalue)
+		error_at(n->tok, "statistics must be global: declare 'global %s'", n->name);
+	decide(c, &sym->type, want == TY_HIST ? TY_UNKNOWN : want, n->tok, &sym->typed_at);
+	if (sym->type == TY_STATS && want != TY_STATS) {
+		stats_misuse(c, n);
+		return TY_UNKNOWN;
+	}
+	mismatch(c, n, sym->type, want);
+	return sym->type;
+}
+
+/* Walks index expressions against an array's key types, fixing the arity on first use. */
+static void walk_keys(Ctx *c, Node *n, Symbol *sym, Vec *keys)
+{
+	if (sym->arity < 0) {
+		sym->arity = keys->len;
+		sym->key_types = xalloc(sizeof(Type) * (keys->len + 1));
+	}
+	if (sym->arity == 0) {
+		if (c->report)
+			error_at(n->tok, "'%s' is a scalar, not an array", sym->name);
+		return;
+	}
+	if (sym->arity != keys->len) {
+		if (c->report)
+			error_at(n->tok, "array '%s' has %d key%s, but %d %s given here", sym->name,
+				 sym->arity, sym->arity == 1 ? "" : "s", keys->len,
+				 keys->len == 1 ? "is" : "are");
+		return;
+	}
+	bool lvalue = c->lvalue;
+	c->lvalue = false;
+	for (int i = 0; i < keys->len; i++) {
+		Node *k = keys->data[i];
+		if (k->kind == N_STAR) {
+			if (!c->slice_ok && c->report)
+				error_at(k->tok, "'*' keys are only allowed in delete, 'in' and "
+					 "foreach");
+			continue;
+		}
+		Type t = walk(c, k, sym->key_types[i]);
+		if (t == TY_STATS || t == TY_HIST) {
+			if (c->report)
+				error_at(k->tok, "array keys must be numbers or strings");
+			continue;
+		}
+		decide(c, &sym->key_types[i], t, k->tok, NULL);
+		mismatch(c, k, t, sym->key_types[i]);
+	}
+	c->lvalue = lvalue;
+}
+
+static Symbol *array_symbol(Ctx *c, Node *n)
+{
+	if (n->sym)
+		return n->sym;
+	Symbol *sym = find_local(c, n->name);
+	if (sym) {
+		error_at(n->tok, "'%s' is a local variable; arrays must be global: declare "
+			 "'global %s'", n->name, n->name);
+		return NULL;
+	}
+	sym = find_global(c, n->name);
+	if (!sym) {
+		error_at(n->tok, "array '%s' is not declared: add 'global %s'", n->name, n->name);
+		return NULL;
+	}
+	n->sym = sym;
+	return sym;
+}
+
+static Type walk_index(Ctx *c, Node *n, Type want)
+{
+	Symbol *sym = array_symbol(c, n);
+	if (!sym)
+		return TY_UNKNOWN;
+	if (c->lvalue)
+		sym->assigned = true;
+	else
+		sym->read = true;
+	walk_keys(c, n, sym, &n->args);
+	decide(c, &sym->type, want == TY_HIST ? TY_UNKNOWN : want, n->tok, &sym->typed_at);
+	if (sym->type == TY_STATS && want != TY_STATS) {
+		stats_misuse(c, n);
+		return TY_UNKNOWN;
+	}
+	mismatch(c, n, sym->type, want);
+	return sym->type;
+}
+
+/* One printf directive at p ("%-08.3lld"): how many '*' it consumes, and its type.
+ * Returns the character after it, or NULL when it is not a valid directive. */
+static const char *directive(const char *p, int *stars, Type *t)
+{
+	*stars = 0;
+	p += strspn(p, "-+ #0");
+	for (int part = 0; part < 2; part++) {      /* width, then .precision */
+		if (part == 1 && *p != '.')
+			break;
+		p += part;
+		if (*p == '*') {
+			(*stars)++;
+			p++;
+		} else {
+			p += strspn(p, "0123456789");
+		}
+	}
+	p += strspn(p, "lhLjzt");
+	if (*p && strchr("dioxXucpbmM", *p))
+		*t = TY_LONG;
+	else if (*p == 's')
+		*t = TY_STRING;
+	else
+		return NULL;
+	return p + 1;
+}
+
+static void format_arg(Ctx *c, Node *call, int i, Type t, const char *dir, int len)
+{
+	Node *a = call->args.data[i];
+	Type have = walk(c, a, t);
+	if (c->report && have != TY_UNKNOWN && have != t)
+		error_at(a->tok, "'%.*s' in the format of '%s' needs %s, but argument %d is %s",
+			 len, dir, call->name, a_type(t), i + 1, a_type(have));
+}
+
+/* printf's format against its arguments; every argument is walked whatever goes wrong. */
+static void check_format(Ctx *c, Node *call)
+{
+	Node *fmt = call->args.data[0];
+	int arg = 1;
+	if (fmt->kind != N_STR) {
+		walk(c, fmt, TY_STRING);
+		if (c->report)
+			error_at(fmt->tok, "the format of '%s' must be a string literal", call->name);
+		goto rest;
+	}
+	for (const char *p = fmt->str; *p; p++) {
+		if (*p != '%')
+			continue;
+		const char *start = p;
+		if (p[1] == '%') {
+			p++;
+			continue;
+		}
+		int stars;
+		Type t;
+		const char *end = directive(p + 1, &stars, &t);
+		if (!end) {
+			if (c->report)
+				error_at(fmt->tok, "invalid directive '%.*s' in the format of '%s'",
+					 (int)(strcspn(p + 1, "dioxXucpbmMs") + 2 > 12 ? 2 :
+					       strcspn(p + 1, "dioxXucpbmMs") + 2), start, call->name);
+			goto rest;
+		}
+		int len = end - start;
+		for (int k = 0; k <= stars; k++, arg++) {
+			if (arg >= call->args.len) {
+				if (c->report)
+					error_at(fmt->tok, "'%s' has too few arguments for its format "
+						 "(nothing for '%.*s')", call->name, len, start);
+				return;
+			}
+			format_arg(c, call, arg, k < stars ? TY_LONG : t, start, len);
+		}
+		p = end - 1;
+	}
+	if (arg < call->args.len && c->report)
+		error_at(((Node *)call->args.data[arg])->tok, "'%s' has more arguments than its "
+			 "format has directives", call->name);
+rest:
+	for (; arg < call->args.len; arg++)
+		walk(c, call->args.data[arg], TY_UNKNOWN);
+}
+
+static Type walk_builtin(Ctx *c, Node *n, const Builtin *b)
+{
+	int min = b->min_args < 0 ? 1 : b->min_args;
+	if (n->args.len < min) {
+		if (c->report)
+			error_at(n->tok, "'%s' needs at least %d argument%s", n->name, min,
+				 min == 1 ? "" : "s");
+		return b->returns_string ? TY_STRING : TY_UNKNOWN;
+	}
+	if (b->min_args < 0) {
+		check_format(c, n);
+	} else {
+		int from = 0;
+		if (b->min_args == 2) {               /* printd: the delimiter first */
+			Node *d = n->args.data[0];
+			walk(c, d, TY_STRING);
+			if (d->kind != N_STR && c->report)
+				error_at(d->tok, "the delimiter of '%s' must be a string literal",
+					 n->name);
+			from = 1;
+		}
+		for (int i = from; i < n->args.len; i++) {
+			Node *a = n->args.data[i];
+			Type t = walk(c, a, TY_UNKNOWN);
+			if (t == TY_HIST && (n->args.len != 1 || b->min_args == 2) && c->report)
+				error_at(a->tok, "a histogram must be printed on its own");
+			else if (t == TY_STATS && c->report)
+				error_at(a->tok, "statistics cannot be printed directly: print "
+					 "@count, @sum, @min, @max, @avg or a histogram of them");
+		}
+	}
+	return b->returns_string ? TY_STRING : TY_UNKNOWN;
+}
+
+static bool function_has_value(Node *n)
+{
+	if (!n)
+		return false;
+	if (n->kind == N_RETURN) {
+		/* "return println(x)" parses as SystemTap parses it, and returns nothing */
+		const Builtin *b = n->lhs && n->lhs->kind == N_CALL ? find_builtin(n->lhs->name) :
+				   NULL;
+		return n->lhs && !(b && !b->returns_string);
+	}
+	if (function_has_value(n->then) || function_has_value(n->els) ||
+	    function_has_value(n->body))
+		return true;
+	for (int i = 0; i < n->args.len && n->kind == N_BLOCK; i++)
+		if (function_has_value(n->args.data[i]))
+			return true;
+	return n->kind == N_TRY && function_has_value(n->then);
+}
+
+static void reach_function(Ctx *c, Function *f)
+{
+	if (f->used)
+		return;
+	f->used = true;
+	f->script->used = true;
+	f->rtype = f->ret;
+	f->has_value = f->ret != TY_UNKNOWN ||
+		       (f->body->kind == N_BLOCK && function_has_value(f->body));
+	for (int i = 0; i < f->params.len; i++) {
+		Param *p = f->params.data[i];
+		Symbol *sym = new_symbol(SYM_PARAM, p->name, p->tok);
+		sym->type = p->type;
+		sym->typed_at = p->type ? p->tok : NULL;
+		sym->arity = 0;
+		sym->assigned = true;
+		vec_push(&f->locals, sym);
+	}
+	vec_push(&c->work, f);
+	vec_push(&c->s->funcs, f);
+}
+
+static Type walk_call(Ctx *c, Node *n, Type want)
+{
+	const Builtin *b = find_builtin(n->name);
+	if (b && !find_function(c, n->name, n->args.len, &(Function *){0}))
+		return walk_builtin(c, n, b);
+	if (!n->func) {
+		Function *other;
+		Function *f = find_function(c, n->name, n->args.len, &other);
+		if (!f) {
+			if (other) {
+				error_at(n->tok, "function '%s' takes %d argument%s, but %d %s given",
+					 n->name, other->params.len, other->params.len == 1 ? "" : "s",
+					 n->args.len, n->args.len == 1 ? "was" : "were");
+			} else {
+				const char *hint = closest_function(c, n->name);
+				if (hint)
+					error_at(n->tok, "unknown function '%s'; did you mean '%s'?",
+						 n->name, hint);
+				else
+					error_at(n->tok, "unknown function '%s'", n->name);
+			}
+			return TY_UNKNOWN;  /* the round ends on this error: no second report */
+		}
+		n->func = f;
+		reach_function(c, f);
+	}
+	Function *f = n->func;
+	for (int i = 0; i < n->args.len; i++) {
+		Node *a = n->args.data[i];
+		Symbol *param = f->locals.data[i];
+		Type t = walk(c, a, param->type);
+		if (t == TY_STATS || t == TY_HIST) {
+			if (c->report)
+				error_at(a->tok, "statistics and histograms cannot be passed to "
+					 "functions");
+			continue;
+		}
+		decide(c, &param->type, t, a->tok, &param->typed_at);
+		if (c->report && t != TY_UNKNOWN && param->type != TY_UNKNOWN && t != param->type)
+			error_at(a->tok, "argument %d of '%s' must be %s, not %s", i + 1, f->name,
+				 a_type(param->type), a_type(t));
+	}
+	if (!f->has_value) {
+		if (want != TY_UNKNOWN && c->report)
+			error_at(n->tok, "function '%s' returns no value", f->name);
+		return TY_UNKNOWN;
+	}
+	decide(c, &f->rtype, want == TY_HIST || want == TY_STATS ? TY_UNKNOWN : want, n->tok,
+	       NULL);
+	mismatch(c, n, f->rtype, want);
+	return f->rtype;
+}
+
+/* A context variable: one of the probe point's fields, as the family declares them. */
+static Type walk_target(Ctx *c, Node *n)
+{
+	if (!c->probe) {
+		if (c->report && !c->in_defined)
+			error_at(n->tok, "context variable '%s' can only be used in a probe body",
+				 n->name);
+		return TY_UNKNOWN;
+	}
+	const char *vars = c->probe->shape ? c->probe->shape->context_vars : NULL;
+	size_t len = strcspn(n->name + 1, "$");
+	const char *found = NULL;
+	for (const char *p = vars; p && *p; p += strcspn(p, " "), p += *p == ' ') {
+		if (!strncmp(p, n->name + 1, len) && p[len] == ':')
+			found = p + len + 1;
+	}
+	if (!found) {
+		n->num = 0;                   /* for @defined() */
+		if (c->report && !c->in_defined)
+			error_at(n->tok, "context variable '%s' is not available in probe point "
+				 "'%s'%s%s", n->name, probe_point_string(c->probe->points.data[0]),
+				 vars ? "; it has: $" : " (it has none)",
+				 vars ? xstrndup(vars, strlen(vars)) : "");
+		return TY_UNKNOWN;
+	}
+	n->num = 1;
+	if (n->comps.len && c->report)
+		error_at(((TargetComp *)n->comps.data[0])->tok, "'%s' is a value, not a pointer "
+			 "to a structure", n->name);
+	if (c->lvalue && c->report)
+		error_at(n->tok, "context variable '%s' is read-only", n->name);
+	return !strncmp(found, "string", 6) ? TY_STRING : TY_LONG;
+}
+
+static void unsupported(Ctx *c, Node *n, const char *what)
+{
+	if (c->report)
+		error_at(n->tok, "%s needs the kernel's debug information, which hwtap does not "
+			 "use", what);
+}
+
+static Type walk_hist(Ctx *c, Node *n)
+{
+	Type t = walk(c, n->lhs, TY_STATS);
+	if (t != TY_STATS && t != TY_UNKNOWN && c->report)
+		error_at(n->lhs->tok, "'%s' needs statistics (values added with '<<<')", n->op);
+	if (!strcmp(n->op, "@hist_linear")) {
+		int64_t v[3];
+		for (int i = 0; i < 3; i++) {
+			Node *a = n->args.data[i];
+			walk(c, a, TY_LONG);
+			if (a->kind != N_NUM) {
+				if (c->report)
+					error_at(a->tok, "the bounds and step of @hist_linear must be "
+						 "number literals");
+				return TY_HIST;
+			}
+			v[i] = (int64_t)a->num;
+		}
+		Node *step = n->args.data[2];
+		if (c->report && v[2] <= 0)
+			error_at(step->tok, "the step of @hist_linear must be positive");
+		else if (c->report && v[1] <= v[0])
+			error_at(((Node *)n->args.data[1])->tok, "the upper bound of @hist_linear "
+				 "must be above its lower bound");
+		else if (c->report && (v[1] - v[0]) / v[2] > 1000)
+			error_at(step->tok, "@hist_linear would have %lld buckets; the most is 1000",
+				 (long long)((v[1] - v[0]) / v[2]));
+	}
+	return TY_HIST;
+}
+
+static bool is_lvalue(Node *n)
+{
+	return n->kind == N_VAR || n->kind == N_INDEX || n->kind == N_TARGET;
+}
+
+static Type walk_lvalue(Ctx *c, Node *n, Type want)
+{
+	bool saved = c->lvalue;
+	c->lvalue = true;
+	Type t = walk(c, n, want);
+	c->lvalue = saved;
+	return t;
+}
+
+static Type walk_assign(Ctx *c, Node *n, Type want)
+{
+	const char *op = n->op;
+	if (!is_lvalue(n->lhs)) {
+		if (c->report)
+			error_at(n->lhs->tok, "the left side of '%s' must be a variable or an array "
+				 "element", op);
+		walk(c, n->rhs, TY_UNKNOWN);
+		return TY_UNKNOWN;
+	}
+	if (!strcmp(op, "<<<")) {
+		Type t = walk_lvalue(c, n->lhs, TY_STATS);
+		if (t != TY_STATS && t != TY_UNKNOWN && c->report)
+			error_at(n->tok, "'<<<' adds to statistics, but '%s' is %s",
+				 n->lhs->name ? n->lhs->name : "this", a_type(t));
+		walk(c, n->rhs, TY_LONG);
+		return TY_LONG;
+	}
+	if (n->lhs->sym && n->lhs->sym->type == TY_STATS) {
+		if (c->report)
+			error_at(n->tok, "'%s' holds statistics: add values with '<<<', not '%s'",
+				 n->lhs->name, op);
+		return TY_UNKNOWN;
+	}
+	Type t;
+	if (!strcmp(op, "=")) {
+		Type lt = n->lhs->sym ? n->lhs->sym->type : TY_UNKNOWN;
+		t = walk(c, n->rhs, lt != TY_UNKNOWN ? lt : want);
+		if (t == TY_STATS || t == TY_HIST) {
+			if (c->report)
+				error_at(n->rhs->tok, "statistics and histograms cannot be assigned");
+			return TY_UNKNOWN;
+		}
+		Type l = walk_lvalue(c, n->lhs, t);
+		if (t == TY_UNKNOWN && l != TY_UNKNOWN)
+			walk(c, n->rhs, l);
+		return l != TY_UNKNOWN ? l : t;
+	}
+	t = !strcmp(op, ".=") ? TY_STRING : TY_LONG;
+	walk_lvalue(c, n->lhs, t);
+	if (n->lhs->sym)
+		n->lhs->sym->read = true;
+	walk(c, n->rhs, t);
+	if (c->report && t == TY_LONG && (!strcmp(op, "/=") || !strcmp(op, "%=")) &&
+	    n->rhs->kind == N_NUM && n->rhs->num == 0)
+		error_at(n->rhs->tok, "division by zero");
+	return t;
+}
+
+static Type walk_in(Ctx *c, Node *n)
+{
+	Node *arr = n->rhs;
+	Symbol *sym = array_symbol(c, arr);
+	if (!sym)
+		return TY_LONG;
+	sym->read = true;
+	Vec keys = n->args;
+	if (arr->kind == N_INDEX) {         /* [a, b] in arr[*, "x"]: the slice fixes keys */
+		c->slice_ok = true;
+		walk_keys(c, arr, sym, &arr->args);
+		c->slice_ok = false;
+	}
+	c->slice_ok = true;
+	walk_keys(c, n, sym, &keys);
+	c->slice_ok = false;
+	return TY_LONG;
+}
+
+static Type walk_compare(Ctx *c, Node *n)
+{
+	Type l = walk(c, n->lhs, TY_UNKNOWN);
+	Type r = walk(c, n->rhs, l);
+	if (l == TY_UNKNOWN && r != TY_UNKNOWN)
+		l = walk(c, n->lhs, r);
+	if (c->report && l != TY_UNKNOWN && r != TY_UNKNOWN && l != r)
+		error_at(n->tok, "'%s' compares %s with %s", n->op, a_type(l), a_type(r));
+	else if (c->report && (l == TY_STATS || l == TY_HIST))
+		error_at(n->tok, "'%s' cannot compare %s", n->op, a_type(l));
+	return TY_LONG;
+}
+
+static Type walk_regex(Ctx *c, Node *n)
+{
+	walk(c, n->lhs, TY_STRING);
+	walk(c, n->rhs, TY_STRING);
+	if (!c->report)
+		return TY_LONG;
+	if (n->rhs->kind != N_STR) {
+		error_at(n->rhs->tok, "the regular expression after '%s' must be a string "
+			 "literal", n->op);
+		return TY_LONG;
+	}
+	regex_t re;
+	int rc = regcomp(&re, n->rhs->str, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		char msg[128];
+		regerror(rc, &re, msg, sizeof(msg));
+		error_at(n->rhs->tok, "invalid regular expression: %s", msg);
+	} else {
+		regfree(&re);
+	}
+	return TY_LONG;
+}
+
+static Type walk_at(Ctx *c, Node *n)
+{
+	switch (n->kind) {
+	case N_AT_OP: {
+		Type t = walk(c, n->lhs, TY_STATS);
+		if (t != TY_STATS && t != TY_UNKNOWN && c->report)
+			error_at(n->lhs->tok, "'%s' needs statistics (values added with '<<<'), "
+				 "but this is %s", n->op, a_type(t));
+		for (int i = 0; i < n->args.len; i++)
+			walk(c, n->args.data[i], TY_LONG);
+		return TY_LONG;
+	}
+	case N_AT_DEFINED: {
+		bool saved = c->in_defined;
+		c->in_defined = true;
+		walk(c, n->lhs, TY_UNKNOWN);
+		c->in_defined = saved;
+		n->num = n->lhs->kind == N_TARGET ? n->lhs->num : 1;
+		return TY_LONG;
+	}
+	case N_AT_ENTRY:
+		if (c->report)
+			error_at(n->tok, "@entry is only meaningful in .return probes, which hwtap "
+				 "does not have");
+		return TY_UNKNOWN;
+	case N_AT_PERF:
+		for (int i = 0; i < c->counters.len; i++)
+			if (!strcmp(c->counters.data[i], n->lhs->str))
+				return TY_LONG;
+		if (c->report)
+			error_at(n->lhs->tok, "@perf(\"%s\") names no counter: declare one with a "
+				 "perf probe's .counter(\"%s\")", n->lhs->str, n->lhs->str);
+		return TY_LONG;
+	case N_AT_CAST:
+	case N_AT_VAR:
+		unsupported(c, n, xformat("'%s'", n->op));
+		return TY_UNKNOWN;
+	default:
+		if (c->report)
+			error_at(n->tok, "'%s' is not supported by hwtap", n->op);
+		return TY_UNKNOWN;
+	}
+}
+
+static Type walk(Ctx *c, Node *n, Type want)
+{
+	Type t;
+	switch (n->kind) {
+	case N_NUM: t = TY_LONG; break;
+	case N_STR: t = TY_STRING; break;
+	case N_VAR: return n->type = walk_var(c, n, want);
+	case N_INDEX: return n->type = walk_index(c, n, want);
+	case N_CALL: return n->type = walk_call(c, n, want);
+	case N_TARGET: t = walk_target(c, n); break;
+	case N_STAR:
+		if (c->report)
+			error_at(n->tok, "'*' is only allowed as an array key in delete, 'in' and "
+				 "foreach");
+		return TY_UNKNOWN;
+	case N_DEREF:
+		walk(c, n->lhs, TY_UNKNOWN);
+		unsupported(c, n, "'->' on a pointer");
+		return TY_UNKNOWN;
+	case N_ADDR:
+		unsupported(c, n, "'&'");
+		return TY_UNKNOWN;
+	case N_AT_OP:
+	case N_AT_DEFINED:
+	case N_AT_ENTRY:
+	case N_AT_PERF:
+	case N_AT_CAST:
+	case N_AT_VAR:
+	case N_AT_OTHER:
+		t = walk_at(c, n);
+		break;
+	case N_HIST:
+		t = walk_hist(c, n);
+		if (want != TY_UNKNOWN && want != TY_HIST && c->report)
+			error_at(n->tok, "a histogram can only be printed, indexed or iterated "
+				 "with foreach");
+		return n->type = t;
+	case N_HIST_INDEX:
+		walk_hist(c, n->lhs);
+		walk(c, n->rhs, TY_LONG);
+		t = TY_LONG;
+		break;
+	case N_UNARY:
+	case N_BINARY:
+	case N_LOGICAL:
+		walk(c, n->lhs, TY_LONG);
+		if (n->rhs)
+			walk(c, n->rhs, TY_LONG);
+		if (c->report && n->rhs && (!strcmp(n->op, "/") || !strcmp(n->op, "%")) &&
+		    n->rhs->kind == N_NUM && n->rhs->num == 0)
+			error_at(n->rhs->tok, "division by zero");
+		t = TY_LONG;
+		break;
+	case N_PREINC:
+	case N_POSTINC:
+		if (!is_lvalue(n->lhs) && c->report)
+			error_at(n->lhs->tok, "'%s' needs a variable or an array element", n->op);
+		walk_lvalue(c, n->lhs, TY_LONG);
+		if (n->lhs->sym)
+			n->lhs->sym->read = true;
+		t = TY_LONG;
+		break;
+	case N_CONCAT:
+		walk(c, n->lhs, TY_STRING);
+		walk(c, n->rhs, TY_STRING);
+		t = TY_STRING;
+		break;
+	case N_COMPARE: t = walk_compare(c, n); break;
+	case N_REGEX: t = walk_regex(c, n); break;
+	case N_TERNARY: {
+		walk(c, n->cond, TY_LONG);
+		Type a = walk(c, n->then, want);
+		Type b = walk(c, n->els, a != TY_UNKNOWN ? a : want);
+		if (a == TY_UNKNOWN && b != TY_UNKNOWN)
+			a = walk(c, n->then, b);
+		if (c->report && a != TY_UNKNOWN && b != TY_UNKNOWN && a != b)
+			error_at(n->tok, "the two sides of '?:' differ: %s and %s", a_type(a),
+				 a_type(b));
+		t = a != TY_UNKNOWN ? a : b;
+		break;
+	}
+	case N_ASSIGN: return n->type = walk_assign(c, n, want);
+	case N_IN: t = walk_in(c, n); break;
+	case N_EMBEDDED_EXPR:
+		if (!c->file->is_tapset && !c->s->guru && c->report)
+			error_at(n->tok, "embedded C code needs guru mode (-g)");
+		t = strstr(n->str, "/* string */") ? TY_STRING : TY_LONG;
+		break;
+	default:
+		unreachable();
+	}
+	mismatch(c, n, t, want);
+	return n->type = t;
+}
+
+/* ---- statements -------------------------------------------------------------------------- */
+
+static void walk_cond(Ctx *c, Node *n)
+{
+	Type t = walk(c, n, TY_LONG);
+	(void)t;
+}
+
+static void walk_foreach(Ctx *c, Node *n)
+{
+	Node *arr = n->array;
+	Type value = TY_UNKNOWN;
+	if (arr->kind == N_HIST) {
+		walk(c, arr, TY_HIST);
+		if (n->keys.len != 1 && c->report)
+			error_at(arr->tok, "a histogram has one key, its bucket");
+		value = TY_LONG;
+		for (int i = 0; i < n->keys.len; i++)
+			walk_lvalue(c, n->keys.data[i], TY_LONG);
+	} else {
+		Symbol *sym = find_local(c, arr->name) ? NULL : find_global(c, arr->name);
+		if (!sym) {             /* reported in the first round, which then ends */
+			error_at(arr->tok, "foreach needs a global array, but '%s' is %s",
+				 arr->name, find_local(c, arr->name) ? "a local variable" :
+				 "not declared");
+			return;
+		}
+		arr->sym = sym;
+		sym->read = true;
+		if (sym->arity == 0 && c->report) {
+			error_at(arr->tok, "foreach needs an array, but '%s' is a scalar",
+				 arr->name);
+			return;
+		}
+		if (arr->kind == N_INDEX) {
+			c->slice_ok = true;
+			walk_keys(c, arr, sym, &arr->args);
+			c->slice_ok = false;
+		}
+		if (sym->arity < 0) {
+			sym->arity = n->keys.len;
+			sym->key_types = xalloc(sizeof(Type) * (n->keys.len + 1));
+		}
+		if (sym->arity != n->keys.len) {
+			if (c->report)
+				error_at(arr->tok, "array '%s' has %d key%s, but foreach names %d",
+					 sym->name, sym->arity, sym->arity == 1 ? "" : "s",
+					 n->keys.len);
+		} else {
+			for (int i = 0; i < n->keys.len; i++) {
+				Node *k = n->keys.data[i];
+				Type t = walk_lvalue(c, k, sym->key_types[i]);
+				decide(c, &sym->key_types[i], t, k->tok, NULL);
+			}
+		}
+		value = sym->type;
+	}
+	if (n->value) {
+		if (value == TY_STATS && c->report)
+			error_at(n->value->tok, "the values of statistics arrays cannot be bound "
+				 "in foreach: use @count(%s[...]) and friends", arr->name);
+		else
+			walk_lvalue(c, n->value, value);
+	}
+	if (n->limit)
+		walk(c, n->limit, TY_LONG);
+	c->loop_depth++;
+	walk_stmt(c, n->body);
+	c->loop_depth--;
+}
+
+static void walk_delete(Ctx *c, Node *n)
+{
+	Node *x = n->lhs;
+	if (x->kind == N_VAR) {
+		Symbol *sym = find_local(c, x->name);
+		if (!sym)
+			sym = find_global(c, x->name);
+		if (!sym) {
+			if (c->report)
+				error_at(x->tok, "cannot delete '%s': no such variable", x->name);
+			return;
+		}
+		x->sym = sym;
+		sym->assigned = true;
+		return;
+	}
+	if (x->kind == N_INDEX) {
+		Symbol *sym = array_symbol(c, x);
+		if (!sym)
+			return;
+		sym->assigned = true;
+		c->slice_ok = true;
+		walk_keys(c, x, sym, &x->args);
+		c->slice_ok = false;
+		return;
+	}
+	if (c->report)
+		error_at(x->tok, "delete needs a variable, an array or an array element");
+}
+
+static void walk_stmt(Ctx *c, Node *n)
+{
+	switch (n->kind) {
+	case N_BLOCK:
+		for (int i = 0; i < n->args.len; i++)
+			walk_stmt(c, n->args.data[i]);
+		return;
+	case N_EXPR_STMT: {
+		Type t = walk(c, n->lhs, TY_UNKNOWN);
+		if (t == TY_HIST && c->report)
+			error_at(n->lhs->tok, "a histogram can only be printed, indexed or "
+				 "iterated with foreach");
+		return;
+	}
+	case N_IF:
+		walk_cond(c, n->cond);
+		walk_stmt(c, n->then);
+		if (n->els)
+			walk_stmt(c, n->els);
+		return;
+	case N_WHILE:
+	case N_FOR:
+		if (n->init)
+			walk(c, n->init, TY_UNKNOWN);
+		if (n->cond)
+			walk_cond(c, n->cond);
+		if (n->inc)
+			walk(c, n->inc, TY_UNKNOWN);
+		c->loop_depth++;
+		walk_stmt(c, n->body);
+		c->loop_depth--;
+		return;
+	case N_FOREACH:
+		walk_foreach(c, n);
+		return;
+	case N_BREAK:
+	case N_CONTINUE:
+		if (!c->loop_depth && c->report)
+			error_at(n->tok, "'%s' is only allowed inside a loop",
+				 n->kind == N_BREAK ? "break" : "continue");
+		return;
+	case N_NEXT:
+	case N_NULL:
+		return;
+	case N_RETURN:
+		if (!c->func) {
+			if (c->report)
+				error_at(n->tok, "'return' is only allowed in functions; 'next' "
+					 "leaves a probe");
+			return;
+		}
+		if (n->lhs) {
+			Type t = walk(c, n->lhs, c->func->rtype);
+			if (t == TY_STATS || t == TY_HIST) {
+				if (c->report)
+					error_at(n->lhs->tok, "functions cannot return %s", a_type(t));
+				return;
+			}
+			decide(c, &c->func->rtype, t, n->lhs->tok, NULL);
+			if (c->report && t != TY_UNKNOWN && c->func->rtype != TY_UNKNOWN &&
+			    t != c->func->rtype)
+				error_at(n->lhs->tok, "function '%s' returns %s, but this is %s",
+					 c->func->name, a_type(c->func->rtype), a_type(t));
+		} else if (c->func->ret != TY_UNKNOWN && c->report) {
+			error_at(n->tok, "function '%s' must return %s", c->func->name,
+				 a_type(c->func->ret));
+		}
+		return;
+	case N_DELETE:
+		walk_delete(c, n);
+		return;
+	case N_TRY: {
+		walk_stmt(c, n->body);
+		if (n->name) {
+			Node v = {.kind = N_VAR, .tok = n->tok, .name = n->name};
+			Symbol *sym = find_local(c, n->name);
+			if (!sym)
+				sym = resolve_var(c, &v);
+			sym->assigned = true;
+			decide(c, &sym->type, TY_STRING, n->tok, &sym->typed_at);
+			if (c->report && sym->type != TY_STRING)
+				error_at(n->tok, "the catch variable '%s' holds the error message, a "
+					 "string, but it is %s", n->name, a_type(sym->type));
+		}
+		walk_stmt(c, n->then);
+		return;
+	}
+	case N_EMBEDDED:
+		if (!c->file->is_tapset && !c->s->guru && c->report)
+			error_at(n->tok, "embedded C code needs guru mode (-g)");
+		return;
+	default: {
+		Node wrap = {.kind = N_EXPR_STMT, .tok = n->tok, .lhs = n};
+		walk_stmt(c, &wrap);
+	}
+	}
+}
+
+/* ---- probe points and aliases -------------------------------------------------------------- */
+
+enum { MAX_ALIAS_DEPTH = 32 };
+
+typedef struct {
+	Probe *user;
+	ProbePoint *user_point;
+	VEC(Node *) before, after;         /* alias prologues and epilogues, outermost last */
+	const char *derivation;
+} Expansion;
+
+static void add_derived(Ctx *c, Expansion *e, ProbePoint *pp, const ProbeFamily *f,
+			const PointShape *sh)
+{
+	Probe *d = xalloc(sizeof(*d));
+	d->tok = e->user->tok;
+	d->script = e->user->script;
+	d->origin = e->user;
+	d->family = f;
+	d->shape = sh;
+	ProbePoint *point = xalloc(sizeof(*point));
+	*point = *pp;
+	point->cond = copy_node(e->user_point->cond);
+	point->optional = point->sufficient = false;
+	vec_push(&d->points, point);
+	d->derivation = e->derivation;
+	Node *body = copy_node(e->user->body);
+	if (e->before.len || e->after.len) {
+		body = new_node(N_BLOCK, e->user->body->tok);
+		for (int i = e->before.len - 1; i >= 0; i--)
+			vec_push(&body->args, copy_node(e->before.data[i]));
+		vec_push(&body->args, copy_node(e->user->body));
+		for (int i = 0; i < e->after.len; i++)
+			vec_push(&body->args, copy_node(e->after.data[i]));
+	}
+	d->body = body;
+	vec_push(&c->s->probes, d);
+	for (int i = 0; i < pp->comps.len; i++) {
+		Component *comp = pp->comps.data[i];
+		if (!strcmp(f->name, "perf") && !strcmp(comp->name, "counter") && comp->arg)
+			vec_push(&c->counters, comp->arg->str);
+	}
+}
+
+static bool has_wildcard(ProbePoint *pp)
+{
+	for (int i = 0; i < pp->comps.len; i++)
+		if (strchr(((Component *)pp->comps.data[i])->name, '*'))
+			return true;
+	return false;
+}
+
+static bool same_component(Component *a, Component *b)
+{
+	if (strcmp(a->name, b->name) || a->has_parens != b->has_parens || !a->arg != !b->arg)
+		return false;
+	if (!a->arg)
+		return true;
+	if (a->arg->kind != b->arg->kind)
+		return false;
+	return a->arg->kind == N_NUM ? a->arg->num == b->arg->num :
+	       a->arg->str_len == b->arg->str_len && !memcmp(a->arg->str, b->arg->str,
+							     a->arg->str_len);
+}
+
+static int expand(Ctx *c, Expansion *e, ProbePoint *pp, int depth);
+
+/* pp = alias name + suffix: expand each of the alias's points with the suffix appended. */
+static int expand_alias(Ctx *c, Expansion *e, ProbePoint *pp, Probe *alias, ProbePoint *name,
+			int depth)
+{
+	int found = 0;
+	Expansion inner = *e;
+	inner.before = (Vec){0};
+	inner.after = (Vec){0};
+	for (int i = 0; i < e->before.len; i++)
+		vec_push(&inner.before, e->before.data[i]);
+	for (int i = 0; i < e->after.len; i++)
+		vec_push(&inner.after, e->after.data[i]);
+	if (alias->epilogue)
+		vec_push(&inner.after, alias->body);
+	else
+		vec_push(&inner.before, alias->body);
+	if (alias->epilogue_body)
+		vec_push(&inner.after, alias->epilogue_body);
+	alias->script->used = true;
+	for (int i = 0; i < alias->points.len; i++) {
+		ProbePoint *target = alias->points.data[i];
+		ProbePoint *np = xalloc(sizeof(*np));
+		*np = *target;
+		np->comps = (Vec){0};
+		for (int j = 0; j < target->comps.len; j++)
+			vec_push(&np->comps, target->comps.data[j]);
+		for (int j = name->comps.len; j < pp->comps.len; j++)
+			vec_push(&np->comps, pp->comps.data[j]);
+		inner.derivation = xformat("%s <- %s", probe_point_string(np), e->derivation);
+		int n = expand(c, &inner, np, depth + 1);
+		if (!n && !target->optional)
+			return 0;
+		found += n;
+		if (n && target->sufficient)
+			break;
+	}
+	return found;
+}
+
+static void alias_candidates(Ctx *c, Vec *aliases)
+{
+	Vec scripts = {0};
+	all_scripts(c->s, &scripts);
+	for (int i = 0; i < scripts.len; i++) {
+		Script *sc = scripts.data[i];
+		for (int j = 0; j < sc->aliases.len; j++)
+			vec_push(aliases, sc->aliases.data[j]);
+	}
+}
+
+static int expand_wildcard(Ctx *c, Expansion *e, ProbePoint *pp, int depth)
+{
+	char *pattern = probe_point_string(pp);
+	Vec aliases = {0};
+	alias_candidates(c, &aliases);
+	int found = 0;
+	for (int i = 0; i < aliases.len; i++) {
+		Probe *a = aliases.data[i];
+		for (int j = 0; j < a->alias_names.len; j++) {
+			ProbePoint *name = a->alias_names.data[j];
+			if (point_pattern_matches(pattern, probe_point_string(name))) {
+				Expansion inner = *e;
+				found += expand_alias(c, &inner, name, a, name, depth);
+			}
+		}
+	}
+	return found;
+}
+
+/* Expands one probe point into derived probes; returns how many it made. */
+static int expand(Ctx *c, Expansion *e, ProbePoint *pp, int depth)
+{
+	if (depth > MAX_ALIAS_DEPTH) {
+		error_at(e->user_point->tok, "probe alias expansion of '%s' is too deep "
+			 "(an alias that expands to itself?)", probe_point_string(e->user_point));
+		return -1000000;
+	}
+	if (has_wildcard(pp))
+		return expand_wildcard(c, e, pp, depth);
+	Vec aliases = {0};
+	alias_candidates(c, &aliases);
+	for (int i = 0; i < aliases.len; i++) {
+		Probe *a = aliases.data[i];
+		for (int j = 0; j < a->alias_names.len; j++) {
+			ProbePoint *name = a->alias_names.data[j];
+			if (name->comps.len > pp->comps.len)
+				continue;
+			int k;
+			for (k = 0; k < name->comps.len; k++)
+				if (!same_component(name->comps.data[k], pp->comps.data[k]))
+					break;
+			if (k == name->comps.len)
+				return expand_alias(c, e, pp, a, name, depth);
+		}
+	}
+	const PointShape *sh;
+	const ProbeFamily *f = find_family(pp, c->s, &sh);
+	if (!f)
+		return 0;
+	add_derived(c, e, pp, f, sh);
+	return 1;
+}
+
+static void derive_probes(Ctx *c, Probe *user)
+{
+	for (int i = 0; i < user->points.len; i++) {
+		ProbePoint *pp = user->points.data[i];
+		Expansion e = {.user = user, .user_point = pp};
+		e.derivation = probe_point_string(pp);
+		int errors = diag_errors;
+		int n = expand(c, &e, pp, 0);
+		if (n > 0 && pp->sufficient)
+			break;
+		if (n > 0 || diag_errors > errors)
+			continue;
+		if (pp->optional) {
+			if (c->s->verbose)
+				note_at(pp->tok, "optional probe point '%s' matches nothing: dropped",
+					probe_point_string(pp));
+			continue;
+		}
+		Vec aliases = {0}, names = {0};
+		alias_candidates(c, &aliases);
+		for (int j = 0; j < aliases.len; j++) {
+			Probe *a = aliases.data[j];
+			for (int k = 0; k < a->alias_names.len; k++)
+				vec_push(&names, probe_point_string(a->alias_names.data[k]));
+		}
+		const char *hint = closest_point(pp, c->s, &names);
+		if (hint)
+			error_at(pp->tok, "unknown probe point '%s'; did you mean '%s'?",
+				 probe_point_string(pp), hint);
+		else
+			error_at(pp->tok, "unknown probe point '%s'", probe_point_string(pp));
+	}
+}
+
+/* ---- the rounds ---------------------------------------------------------------------------- */
+
+static void walk_probe(Ctx *c, Probe *p)
+{
+	c->file = p->script;
+	c->locals = &p->locals;
+	c->func = NULL;
+	c->probe = p;
+	ProbePoint *pp = p->points.data[0];
+	if (pp->cond) {
+		int before = p->locals.len;
+		walk(c, pp->cond, TY_LONG);
+		if (p->locals.len > before && c->report)
+			error_at(pp->cond->tok, "a probe condition can only use global variables");
+	}
+	walk_stmt(c, p->body);
+}
+
+static void walk_function(Ctx *c, Function *f)
+{
+	c->file = f->script;
+	c->locals = &f->locals;
+	c->func = f;
+	c->probe = NULL;
+	walk_stmt(c, f->body);
+}
+
+static void round_all(Ctx *c)
+{
+	for (int i = 0; i < c->s->probes.len; i++)
+		walk_probe(c, c->s->probes.data[i]);
+	/* functions reached in this round are walked in it too */
+	for (int i = 0; i < c->work.len; i++)
+		walk_function(c, c->work.data[i]);
+}
+
+static bool warned_before(Ctx *c, Token *tok)
+{
+	for (int i = 0; i < c->warned.len; i++)
+		if (c->warned.data[i] == tok)
+			return true;
+	vec_push(&c->warned, tok);
+	return false;
+}
+
+static void check_resolved(Ctx *c, Vec *locals, const char *where)
+{
+	for (int i = 0; i < locals->len; i++) {
+		Symbol *sym = locals->data[i];
+		if (sym->kind == SYM_LOCAL && !sym->assigned && sym->read) {
+			if (!warned_before(c, sym->decl))
+				warn_at(sym->decl, "local variable '%s' is never assigned in %s",
+					sym->name, where);
+		} else if (sym->type == TY_UNKNOWN && (sym->read || sym->assigned))
+			error_at(sym->decl, "the type of '%s' cannot be inferred: use it as a "
+				 "number or a string somewhere", sym->name);
+	}
+}
+
+int elaborate(Session *s)
+{
+	Ctx c = {.s = s};
+	declare_globals(&c, s->user);
+	for (int i = 0; i < s->tapsets.len; i++)
+		declare_globals(&c, s->tapsets.data[i]);
+	for (int i = 0; i < s->user->probes.len; i++)
+		derive_probes(&c, s->user->probes.data[i]);
+	if (diag_errors)
+		return diag_errors;
+	if (!s->probes.len) {
+		error_plain("the script has no probes to run");
+		return diag_errors;
+	}
+	int errors = diag_errors;
+	for (int round = 0; round < 50; round++) {
+		c.changes = 0;
+		round_all(&c);
+		if (diag_errors > errors)    /* name errors: types would only add noise */
+			return diag_errors;
+		if (!c.changes)
+			break;
+	}
+	c.report = true;
+	round_all(&c);
+	for (int i = 0; i < s->probes.len; i++) {
+		Probe *p = s->probes.data[i];
+		check_resolved(&c, &p->locals, xformat("probe '%s'", p->derivation));
+	}
+	for (int i = 0; i < s->funcs.len; i++) {
+		Function *f = s->funcs.data[i];
+		check_resolved(&c, &f->locals, xformat("function '%s'", f->name));
+		if (f->has_value && f->rtype == TY_UNKNOWN)
+			error_at(f->tok, "the return type of '%s' cannot be inferred", f->name);
+	}
+	for (int i = 0; i < c.globals.len; i++) {
+		Symbol *sym = c.globals.data[i];
+		if (!sym->read && !sym->assigned) {
+			if (sym->global->script == s->user)
+				warn_at(sym->decl, "global '%s' is never used", sym->name);
+			continue;
+		}
+		if (sym->type == TY_UNKNOWN && (sym->read || sym->assigned))
+			error_at(sym->decl, "the type of global '%s' cannot be inferred", sym->name);
+		vec_push(&s->globals, sym->global);
+	}
+	return diag_errors;
+}

@@ -44,6 +44,8 @@ SrcFile *new_srcfile(const char *name, const char *text, size_t len)
 
 bool tok_is(const Token *tok, const char *spelling)
 {
+	if (!tok->len || tok->pos[0] != spelling[0])   /* the common case, cheaply */
+		return false;
 	size_t n = strlen(spelling);
 	return (tok->kind == TK_PUNCT || tok->kind == TK_IDENT || tok->kind == TK_AT) &&
 	       (size_t)tok->len == n && !memcmp(tok->pos, spelling, n);
@@ -383,6 +385,8 @@ Token *tokenize(SrcFile *file)
 			continue;
 		size_t i;
 		for (i = 0; i < sizeof(puncts) / sizeof(puncts[0]); i++) {
+			if (puncts[i][0] != *p)
+				continue;
 			size_t n = strlen(puncts[i]);
 			if (!strncmp(p, puncts[i], n)) {
 				add(&lx, TK_PUNCT, p, p + n);

@@ -98,9 +98,19 @@ static void report(const char *kind, const Token *tok, const char *fmt, va_list 
 		return;
 	}
 	verror_at(kind, tok->file, tok->line, tok->col, fmt, ap);
+	/* the innermost uses, then the one in the user's code; a recursive macro has many */
+	int depth = 0;
 	for (const Token *o = tok->origin; o; o = o->origin)
+		depth++;
+	int i = 0;
+	for (const Token *o = tok->origin; o; o = o->origin, i++) {
+		if (i == 2 && depth > 3)
+			fprintf(out(), "note: ... %d more expansions ...\n", depth - 3);
+		if (i >= 2 && o->origin && depth > 3)
+			continue;
 		fprintf(out(), "%s:%d:%d: note: in expansion of macro '%.*s'\n", o->file->name,
 			o->line, o->col, o->len, o->pos);
+	}
 }
 
 void error_at(const Token *tok, const char *fmt, ...)

@@ -355,6 +355,7 @@ struct Symbol {
 };
 
 int elaborate(Session *s);                /* 0, or the number of errors */
+bool is_print_builtin(const char *name);  /* print, printf, sprintf ... */
 void print_elaborated(FILE *out, Session *s);
 
 /* ---- main.c: the session ------------------------------------------------------------ */

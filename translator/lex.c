@@ -59,8 +59,8 @@ char *tok_text(const Token *tok)
 const char *tok_describe(const Token *tok)
 {
 	switch (tok->kind) {
-	case TK_EOF:
-		return "end of input";
+	case TK_EOF:                 /* a condition's end stands in for its '%?' */
+		return tok->len ? xformat("'%.*s'", tok->len, tok->pos) : "end of input";
 	case TK_IDENT:
 		return xformat("%s '%.*s'", is_keyword(tok_text(tok)) ? "keyword" : "identifier",
 			       tok->len, tok->pos);
@@ -396,11 +396,16 @@ Token *tokenize(SrcFile *file)
 		}
 		if (i < sizeof(puncts) / sizeof(puncts[0]))
 			continue;
-		if (isprint((unsigned char)*p))
-			lex_error(&lx, p, "unexpected character '%c'", *p);
+		unsigned char c = *p;
+		int n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;   /* UTF-8 */
+		for (int i = 1; i < n; i++)
+			if (((unsigned char)p[i] & 0xc0) != 0x80)
+				n = 1;
+		if (isprint(c) || n > 1)
+			lex_error(&lx, p, "unexpected character '%.*s'", n, p);
 		else
-			lex_error(&lx, p, "unexpected byte 0x%02x", (unsigned char)*p);
-		lx.p++;
+			lex_error(&lx, p, "unexpected byte 0x%02x", c);
+		lx.p += n;
 	}
 	add(&lx, TK_EOF, lx.p, lx.p);
 	return lx.head.next;

@@ -14,6 +14,8 @@ typedef struct {
 	Session *s;
 	Script *sc;
 	jmp_buf recover;
+	int depth;              /* open '{' of the declaration being parsed */
+	Token *error_tok;       /* where the last syntax error was */
 } Parser;
 
 static Node *expr(Parser *p, Token **rest, Token *tok);
@@ -30,6 +32,7 @@ static void syntax_error(Parser *p, Token *tok, const char *fmt, ...)
 	char *msg = xvformat(fmt, ap);
 	va_end(ap);
 	error_at(tok, "%s", msg);
+	p->error_tok = tok;
 	longjmp(p->recover, 1);
 }
 
@@ -110,12 +113,15 @@ static Node *literal(Parser *p, Token **rest, Token *tok, const char *where)
 {
 	if (tok->kind == TK_STR)
 		return string(rest, tok);
+	Token *start = tok;
 	bool neg = consume(&tok, tok, "-");
 	if (tok->kind != TK_NUM)
 		syntax_error(p, tok, "expected a number or a string %s, found %s", where,
 			     tok_describe(tok));
 	*rest = tok->next;
-	return number(p, tok, neg);
+	Node *n = number(p, tok, neg);
+	n->tok = start;
+	return n;
 }
 
 /* ---- probe points ----------------------------------------------------------------------- */
@@ -352,19 +358,43 @@ static bool starts_declaration(Token *tok)
 	       tok_is(tok, "function") || tok_is(tok, "private");
 }
 
+/* After a syntax error: skip to the '}' that closes the body the error is in, or to the
+ * next 'probe' or 'function' that starts a line (the body may never have been closed). */
+static Token *resync(Parser *p, Token *start)
+{
+	Token *tok = p->error_tok ? p->error_tok : start;
+	int depth = p->depth;
+	for (; tok->kind != TK_EOF; tok = tok->next) {
+		if (tok == start)
+			continue;
+		if (depth <= 0 && starts_declaration(tok))
+			return tok;
+		if (tok->line_start && (tok_is(tok, "probe") || tok_is(tok, "function")))
+			return tok;
+		if (tok_is(tok, "{"))
+			depth++;
+		else if (tok_is(tok, "}") && --depth <= 0 && p->depth > 0)
+			return tok->next;
+	}
+	return tok;
+}
+
 Script *parse_script(SrcFile *file, Session *s)
 {
 	Parser p = {.s = s};
 	p.sc = xalloc(sizeof(Script));
 	p.sc->file = file;
 	p.sc->is_tapset = file->is_tapset;
+	int lexical = diag_errors;
 	Token *tok = preprocess(tokenize(file), s);
+	if (diag_errors > lexical)      /* parsing broken tokens only adds confusion */
+		return p.sc;
 	while (tok->kind != TK_EOF && !too_many_errors()) {
-		volatile Token *start = tok;
+		Token *volatile start = tok;
+		p.depth = 0;
+		p.error_tok = NULL;
 		if (setjmp(p.recover)) {
-			tok = start->next;
-			while (!starts_declaration(tok))
-				tok = tok->next;
+			tok = resync(&p, start);
 			continue;
 		}
 		if (tok_is(tok, ";")) {          /* stray separators between declarations */
@@ -384,12 +414,14 @@ static Node *block(Parser *p, Token **rest, Token *tok)
 	Node *n = new_node(N_BLOCK, tok);
 	Token *open = tok;
 	tok = expect(p, tok, "{", "to start a block");
+	p->depth++;
 	while (!tok_is(tok, "}")) {
-		if (tok->kind == TK_EOF)
+		if (tok->kind == TK_EOF || tok_is(tok, "probe") || tok_is(tok, "function"))
 			syntax_error(p, tok, "expected '}' to close the block opened at line %d, "
-				     "found end of input", open->line);
+				     "found %s", open->line, tok_describe(tok));
 		vec_push(&n->args, stmt(p, &tok, tok));
 	}
+	p->depth--;
 	*rest = tok->next;
 	return n;
 }
@@ -422,8 +454,11 @@ static void index_list(Parser *p, Token **rest, Token *tok, Vec *out)
 {
 	tok = expect(p, tok, "[", "to start an index");
 	while (!tok_is(tok, "]")) {
+		if (out->len && !tok_is(tok, ","))
+			syntax_error(p, tok, "expected ',' or ']' after an index expression, found %s",
+				     tok_describe(tok));
 		if (out->len)
-			tok = expect(p, tok, ",", "between index expressions");
+			tok = tok->next;
 		if (tok_is(tok, "*") && (tok_is(tok->next, ",") || tok_is(tok->next, "]"))) {
 			vec_push(out, new_node(N_STAR, tok));
 			tok = tok->next;
@@ -569,6 +604,11 @@ static Node *stmt(Parser *p, Token **rest, Token *tok)
 		n->then = block(p, &tok, tok);
 		*rest = tok;
 		return n;
+	} else if (tok_is(tok, "global") || tok_is(tok, "private")) {
+		syntax_error(p, tok, "'%.*s' declarations belong at the top level, not inside "
+			     "a block", tok->len, tok->pos);
+	} else if (tok_is(tok, "}") || tok_is(tok, ")") || tok_is(tok, "]")) {
+		syntax_error(p, tok, "expected a statement, found %s", tok_describe(tok));
 	} else if (tok_is(tok, "else")) {
 		syntax_error(p, tok, "'else' without a matching 'if'");
 	} else if (tok_is(tok, "catch")) {
@@ -713,8 +753,11 @@ static void call_args(Parser *p, Token **rest, Token *tok, Vec *out, const char 
 {
 	tok = expect(p, tok, "(", what);
 	while (!tok_is(tok, ")")) {
+		if (out->len && !tok_is(tok, ","))
+			syntax_error(p, tok, "expected ',' or ')' after an argument, found %s",
+				     tok_describe(tok));
 		if (out->len)
-			tok = expect(p, tok, ",", "between arguments");
+			tok = tok->next;
 		vec_push(out, expr(p, &tok, tok));
 	}
 	*rest = tok->next;
@@ -832,7 +875,8 @@ static Node *at_expr(Parser *p, Token **rest, Token *tok)
 		for (int i = op->kind == N_AT_CAST; i < args.len; i++)
 			if (((Node *)args.data[i])->kind != N_STR)
 				syntax_error(p, ((Node *)args.data[i])->tok,
-					     "'%s' expects a string literal here", n->op);
+					     "argument %d of '%s' must be a string literal, found %s",
+					     i + 1, n->op, tok_describe(((Node *)args.data[i])->tok));
 	}
 	n->lhs = args.data[0];
 	for (int i = 1; i < args.len; i++)
@@ -884,6 +928,9 @@ static Node *primary(Parser *p, Token **rest, Token *tok)
 		Node *n = new_node(N_VAR, tok);
 		n->name = tok_text(tok);
 		tok = tok->next;
+		if (is_print_builtin(n->name) && !tok_is(tok, "("))
+			syntax_error(p, tok, "expected '(' after '%s', found %s", n->name,
+				     tok_describe(tok));
 		if (tok_is(tok, "(")) {
 			n->kind = N_CALL;
 			call_args(p, &tok, tok, &n->args, "after the function name");

@@ -20,6 +20,7 @@ typedef struct Macro {
 	char *name;                 /* without '@' */
 	VEC(char *) params;
 	bool has_params;
+	bool broken;                /* its definition had errors: uses expand to nothing */
 	Token *body;                /* NULL-terminated copy */
 	Token *tok;
 } Macro;
@@ -28,9 +29,12 @@ typedef struct {
 	Session *s;
 	VEC(Macro *) locals;
 	bool library;
+	long expanded;              /* tokens macros produced so far in this file */
 } PP;
 
-enum { MAX_EXPANSION_DEPTH = 100 };
+/* Nested uses, and tokens a file's macros may produce in all: @a(@a(@a(x))) with a body
+ * that uses its parameter twice doubles at every level. */
+enum { MAX_EXPANSION_DEPTH = 100, MAX_EXPANDED_TOKENS = 500000 };
 
 static Token *copy_token(const Token *t)
 {
@@ -115,7 +119,7 @@ static bool operand(PP *pp, Token **rest, Token *tok, Value *v)
 	}
 	error_at(tok, "expected kernel_v, kernel_vr, arch, systemtap_v, systemtap_privilege, "
 		 "runtime, guru_mode, CONFIG_..., $#, @# or a literal in a preprocessor "
-		 "condition, not %s", tok_describe(tok));
+		 "condition, found %s", tok_describe(tok));
 	return false;
 }
 
@@ -160,7 +164,7 @@ static bool primary(PP *pp, Token **rest, Token *tok, bool *ok)
 	if (tok_is(tok, "(")) {
 		bool v = condition(pp, &tok, tok->next, ok);
 		if (!tok_is(tok, ")")) {
-			error_at(tok, "expected ')' in preprocessor condition, not %s",
+			error_at(tok, "expected ')' in preprocessor condition, found %s",
 				 tok_describe(tok));
 			*ok = false;
 		} else {
@@ -182,7 +186,7 @@ static bool primary(PP *pp, Token **rest, Token *tok, bool *ok)
 			op = ops[i];
 	if (!op) {
 		error_at(tok, "expected a comparison (==, !=, <, <=, >, >=) in preprocessor "
-			 "condition, not %s", tok_describe(tok));
+			 "condition, found %s", tok_describe(tok));
 		*ok = false;
 		*rest = tok;
 		return false;
@@ -236,6 +240,8 @@ static Token *find_branches(Token *tok, Token **qmark, Token **colon)
 			*qmark = tok;
 		else if (depth == 0 && tok_is(tok, "%:") && *qmark && !*colon)
 			*colon = tok;
+		else if (depth == 0 && (tok_is(tok, "%:") || tok_is(tok, "%?")))
+			error_at(tok, "duplicate '%.*s' in a '%%(' conditional", tok->len, tok->pos);
 	}
 	return NULL;
 }
@@ -281,7 +287,7 @@ static Token *conditional(PP *pp, Token *open)
 	Token *end;
 	bool v = condition(pp, &end, cond, &ok);
 	if (ok && end->kind != TK_EOF) {
-		error_at(end, "expected '%%?' after the preprocessor condition, not %s",
+		error_at(end, "expected '%%?' after the preprocessor condition, found %s",
 			 tok_describe(end));
 		ok = false;
 	}
@@ -294,14 +300,45 @@ static Token *conditional(PP *pp, Token *open)
 
 /* ---- macros ------------------------------------------------------------------------ */
 
+/* After an error in a @define: the token after the body's "%)" if a body follows soon. */
+static Token *skip_definition(Token *tok)
+{
+	for (Token *t = tok; t->kind != TK_EOF && !tok_is(t, "@define"); t = t->next) {
+		if (!tok_is(t, "%("))
+			continue;
+		Token *qmark, *colon, *close = find_branches(t->next, &qmark, &colon);
+		return close ? close->next : t;
+	}
+	return tok;
+}
+
+static void add_macro(PP *pp, Macro *m)
+{
+	Vec *table = pp->library ? &pp->s->library_macros : &pp->locals;
+	for (int i = 0; i < pp->locals.len && !pp->library; i++)
+		if (!strcmp(((Macro *)pp->locals.data[i])->name, m->name))
+			error_at(m->tok, "macro '@%s' is already defined at line %d", m->name,
+				 ((Macro *)pp->locals.data[i])->tok->line);
+	vec_push(table, m);
+}
+
+/* A macro whose definition was wrong: its uses expand to nothing, silently. */
+static Token *broken(PP *pp, Macro *m, Token *tok)
+{
+	m->broken = true;
+	if (m->name)
+		add_macro(pp, m);
+	return skip_definition(tok);
+}
+
 static Token *define(PP *pp, Token *tok)
 {
+	Macro *m = xalloc(sizeof(*m));
 	tok = tok->next;
 	if (tok->kind != TK_IDENT) {
-		error_at(tok, "expected a macro name after '@define', not %s", tok_describe(tok));
-		return tok;
+		error_at(tok, "expected a macro name after '@define', found %s", tok_describe(tok));
+		return broken(pp, m, tok);
 	}
-	Macro *m = xalloc(sizeof(*m));
 	m->name = tok_text(tok);
 	m->tok = tok;
 	tok = tok->next;
@@ -311,15 +348,15 @@ static Token *define(PP *pp, Token *tok)
 		while (!tok_is(tok, ")")) {
 			if (m->params.len && !tok_is(tok, ",")) {
 				error_at(tok, "expected ',' or ')' in the parameters of macro '@%s', "
-					 "not %s", m->name, tok_describe(tok));
-				return tok;
+					 "found %s", m->name, tok_describe(tok));
+				return broken(pp, m, tok);
 			}
 			if (m->params.len)
 				tok = tok->next;
 			if (tok->kind != TK_IDENT) {
-				error_at(tok, "expected a parameter name for macro '@%s', not %s",
+				error_at(tok, "expected a parameter name for macro '@%s', found %s",
 					 m->name, tok_describe(tok));
-				return tok;
+				return broken(pp, m, tok);
 			}
 			vec_push(&m->params, tok_text(tok));
 			tok = tok->next;
@@ -327,9 +364,9 @@ static Token *define(PP *pp, Token *tok)
 		tok = tok->next;
 	}
 	if (!tok_is(tok, "%(")) {
-		error_at(tok, "expected '%%(' to start the body of macro '@%s', not %s",
+		error_at(tok, "expected '%%(' to start the body of macro '@%s', found %s",
 			 m->name, tok_describe(tok));
-		return tok;
+		return broken(pp, m, tok);
 	}
 	Token *qmark, *colon;
 	Token *close = find_branches(tok->next, &qmark, &colon);
@@ -343,12 +380,7 @@ static Token *define(PP *pp, Token *tok)
 	for (Token *t = tok->next; t != close; t = t->next)
 		cur = cur->next = copy_token(t);
 	m->body = head.next;
-	Vec *table = pp->library ? &pp->s->library_macros : &pp->locals;
-	for (int i = 0; i < pp->locals.len && !pp->library; i++)
-		if (!strcmp(((Macro *)pp->locals.data[i])->name, m->name))
-			error_at(m->tok, "macro '@%s' is already defined at line %d", m->name,
-				 ((Macro *)pp->locals.data[i])->tok->line);
-	vec_push(table, m);
+	add_macro(pp, m);
 	return close->next;
 }
 
@@ -394,9 +426,14 @@ static Token *expand(PP *pp, Macro *m, Token *use)
 			 m->name);
 		return rest;
 	}
+	if (m->broken || pp->expanded > MAX_EXPANDED_TOKENS) {
+		if (m->has_params && tok_is(rest, "(") && (rest = macro_args(rest, m, &args)))
+			return rest;
+		return use->next;
+	}
 	if (m->has_params) {
 		if (!tok_is(rest, "(")) {
-			error_at(rest, "expected '(' with the arguments of macro '@%s', not %s",
+			error_at(rest, "expected '(' with the arguments of macro '@%s', found %s",
 				 m->name, tok_describe(rest));
 			return rest;
 		}
@@ -417,6 +454,16 @@ static Token *expand(PP *pp, Macro *m, Token *use)
 	}
 	Token head = {0}, *cur = &head;
 	for (Token *t = m->body; t; t = t->next) {
+		if (++pp->expanded > MAX_EXPANDED_TOKENS) {
+			/* one error; this use and all later ones stand for the number 0 */
+			error_at(use, "macro expansion of '@%s' produces more than %d tokens",
+				 m->name, MAX_EXPANDED_TOKENS);
+			Token *zero = copy_token(use);
+			zero->kind = TK_NUM;
+			zero->num = 0;
+			zero->next = rest;
+			return zero;
+		}
 		int param = -1;
 		if (t->kind == TK_AT)
 			for (int i = 0; i < m->params.len; i++)
@@ -428,7 +475,7 @@ static Token *expand(PP *pp, Macro *m, Token *use)
 			cur->origin = use;
 			continue;
 		}
-		for (Token *a = args.data[param]; a; a = a->next)
+		for (Token *a = args.data[param]; a; a = a->next, pp->expanded++)
 			cur = cur->next = copy_token(a);
 	}
 	cur->next = rest;
@@ -485,6 +532,11 @@ static Token *scan(PP *pp, Token *tok)
 {
 	Token head = {0}, *cur = &head;
 	while (tok->kind != TK_EOF) {
+		if (too_many_errors()) {
+			while (tok->kind != TK_EOF)
+				tok = tok->next;
+			break;
+		}
 		if (tok_is(tok, "%(")) {
 			tok = conditional(pp, tok);
 			continue;
@@ -527,6 +579,6 @@ void pp_add_library_macros(Token *tok, Session *s)
 	PP pp = {.s = s, .library = true};
 	tok = scan(&pp, tok);
 	if (tok->kind != TK_EOF)
-		error_at(tok, "only '@define' may appear in a macro library (.stpm) file, not %s",
+		error_at(tok, "only '@define' may appear in a macro library (.stpm) file, found %s",
 			 tok_describe(tok));
 }

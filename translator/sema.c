@@ -180,6 +180,11 @@ static const Builtin *find_builtin(const char *name)
 	return NULL;
 }
 
+bool is_print_builtin(const char *name)
+{
+	return find_builtin(name) != NULL;
+}
+
 static void all_scripts(Session *s, Vec *out)
 {
 	vec_push(out, s->user);

@@ -1,0 +1,2 @@
+# begin and its form with an order number
+-l 'begin*'

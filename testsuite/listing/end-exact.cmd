@@ -1,0 +1,2 @@
+# a pattern without wildcard lists the point with and without its argument
+-l 'end'

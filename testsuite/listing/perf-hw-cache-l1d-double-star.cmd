@@ -1,0 +1,2 @@
+# the L1 data cache events: operation and result
+-l 'perf.hw_cache.l1d.**'

@@ -1,0 +1,2 @@
+# a wildcard at the end of a component
+-l 'ras.m*'

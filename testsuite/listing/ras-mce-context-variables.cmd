@@ -1,0 +1,2 @@
+# ras.mce with its context variables
+-L 'ras.mce'

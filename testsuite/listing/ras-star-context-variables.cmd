@@ -1,0 +1,2 @@
+# every RAS point with its context variables
+-L 'ras.*'

@@ -1,0 +1,2 @@
+# the RAS hardware-error points
+-l 'ras.*'

@@ -1,0 +1,2 @@
+# every timer point, with its .randomize and .tick variants
+-l 'timer.**'

@@ -1,0 +1,2 @@
+# timer points have no context variables: -L prints the points alone
+-L 'timer.*'

@@ -1,0 +1,2 @@
+# the timer points, one component after timer
+-l 'timer.*'

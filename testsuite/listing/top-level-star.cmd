@@ -1,0 +1,2 @@
+# the points of one component: begin, end, error, never
+-l '*'

@@ -265,6 +265,7 @@ struct Function {
 	/* sema */
 	VEC(Symbol *) locals;
 	Type rtype;                      /* ret, or inferred from the returns */
+	Token *rtype_at;                 /* the return that decided rtype */
 	bool has_value;                  /* declared type, or some "return expr" */
 	bool used;
 };
@@ -328,6 +329,7 @@ const ProbeFamily *find_family(ProbePoint *pp, Session *s, const PointShape **sh
 const PointShape *shape_match(const ProbeFamily *f, ProbePoint *pp);
 int64_t point_number(ProbePoint *pp, int component);
 bool point_pattern_matches(const char *pattern, const char *point);
+const char *point_pattern_error(const char *pattern);
 void list_family_points(const char *pattern, bool with_vars, Session *s, Vec *out);
 const char *closest_point(ProbePoint *pp, Session *s, Vec *alias_names);
 char *probe_point_string(ProbePoint *pp);

@@ -47,6 +47,12 @@ static void usage_error(const char *fmt, ...)
 
 static int list_points(Session *s, const char *pattern, bool with_vars)
 {
+	const char *bad = point_pattern_error(pattern);
+	if (bad) {
+		fprintf(stderr, "hwtap: error: invalid probe point pattern '%s': %s\n", pattern,
+			bad);
+		return 1;
+	}
 	diag_reset();
 	tapset_load_macros(s);
 	tapset_load(s);
@@ -56,6 +62,10 @@ static int list_points(Session *s, const char *pattern, bool with_vars)
 	list_family_points(pattern, with_vars, s, &out);
 	for (int i = 0; i < out.len; i++)
 		puts(out.data[i]);
+	if (!out.len) {
+		fprintf(stderr, "hwtap: error: no probe point matches '%s'\n", pattern);
+		return 1;
+	}
 	return 0;
 }
 
@@ -95,7 +105,7 @@ int main(int argc, char **argv)
 	bool list_vars = false;
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:e:I:D:r:gvl:L:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:e:I:D:r:gvl:L:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': s.pass = parse_pass(optarg); break;
 		case 'e': inline_script = optarg; break;
@@ -112,7 +122,10 @@ int main(int argc, char **argv)
 			printf("hwtap %s (SystemTap language %s)\n", PACKAGE_VERSION, s.compat);
 			return 0;
 		case OPT_COMPAT: s.compat = optarg; break;
-		case ':': usage_error("option '%s' needs an argument", argv[optind - 1]);
+		case ':':
+			if (optopt)
+				usage_error("option '-%c' needs an argument", optopt);
+			usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default:
 			if (optopt)
 				usage_error("unknown option '-%c'", optopt);

@@ -51,6 +51,14 @@ static const PointShape perf_shapes[] = {
 	{"perf.cpu_migrations(number)"}, {"perf.migrations(number)"},
 	{"perf.minor_faults(number)"}, {"perf.major_faults(number)"},
 	{"perf.alignment_faults(number)"}, {"perf.emulation_faults(number)"},
+	/* without a period: the default sample period */
+	{"perf.cycles"}, {"perf.cpu_cycles"}, {"perf.instructions"}, {"perf.cache_references"},
+	{"perf.cache_misses"}, {"perf.branch_instructions"}, {"perf.branches"},
+	{"perf.branch_misses"}, {"perf.bus_cycles"}, {"perf.stalled_cycles_frontend"},
+	{"perf.stalled_cycles_backend"}, {"perf.ref_cycles"}, {"perf.cpu_clock"},
+	{"perf.task_clock"}, {"perf.page_faults"}, {"perf.faults"}, {"perf.context_switches"},
+	{"perf.cs"}, {"perf.cpu_migrations"}, {"perf.migrations"}, {"perf.minor_faults"},
+	{"perf.major_faults"}, {"perf.alignment_faults"}, {"perf.emulation_faults"},
 	{NULL},
 };
 

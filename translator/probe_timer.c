@@ -51,7 +51,8 @@ static const PointShape *timer_match(const ProbeFamily *f, ProbePoint *pp, Sessi
 		return sh;                           /* timer.profile */
 	int64_t n = point_number(pp, 1);
 	if (n <= 0) {
-		error_at(c->arg->tok, "the interval of '%s' must be positive", c->name);
+		error_at(c->arg->tok, "timer.%s needs a positive %s", c->name,
+			 strcmp(c->name, "hz") ? "interval" : "frequency");
 		return sh;
 	}
 	if (!strcmp(c->name, "hz")) {

@@ -127,14 +127,33 @@ static int split_components(const char *s, char **out, int max)
 	return n;
 }
 
-/* A pattern component without an argument matches a component with any argument. */
+static bool is_number_literal(const char *s)
+{
+	char *end;
+	if (*s == '-')
+		s++;
+	strtoull(s, &end, 0);
+	return end != s && *end == '\0';
+}
+
+/* A pattern component without an argument matches a component with any argument; with a
+ * concrete one, "ms(10)" matches the shape "ms(number)", "events(\"x\")" "(string)". */
 static bool component_matches(const char *pat, const char *comp)
 {
-	if (!strchr(pat, '(')) {
-		char *name = xstrndup(comp, strcspn(comp, "("));
-		return glob_match(pat, name);
-	}
-	return glob_match(pat, comp);
+	const char *paren = strchr(pat, '(');
+	char *pname = xstrndup(pat, paren ? (size_t)(paren - pat) : strlen(pat));
+	char *name = xstrndup(comp, strcspn(comp, "("));
+	if (!glob_match(pname, name))
+		return false;
+	if (!paren)
+		return true;
+	const char *shape_arg = comp + strlen(name);
+	char *arg = xstrndup(paren + 1, strlen(paren + 1) - 1);
+	if (!strcmp(shape_arg, "(number)") && is_number_literal(arg))
+		return true;
+	if (!strcmp(shape_arg, "(string)") && arg[0] == '"')
+		return true;
+	return glob_match(paren, shape_arg);
 }
 
 static bool components_match(char **pat, int np, char **comp, int nc)
@@ -149,6 +168,52 @@ static bool components_match(char **pat, int np, char **comp, int nc)
 	}
 	return nc > 0 && component_matches(pat[0], comp[0]) &&
 	       components_match(pat + 1, np - 1, comp + 1, nc - 1);
+}
+
+/* The shape with the pattern's concrete arguments put in: "timer.ms(10)". */
+static char *instantiate(const char *pattern, const char *shape)
+{
+	char *pat[MAX_COMPS * 2], *comp[MAX_COMPS * 2];
+	int np = split_components(pattern, pat, MAX_COMPS * 2);
+	int nc = split_components(shape, comp, MAX_COMPS * 2);
+	if (np != nc)
+		return xstrdup(shape);
+	StrBuf sb = {0};
+	for (int i = 0; i < nc; i++) {
+		bool concrete = strchr(pat[i], '(') && !strchr(strchr(pat[i], '('), '*');
+		const char *use = concrete && strchr(comp[i], '(') ? pat[i] : comp[i];
+		if (concrete && strchr(comp[i], '('))
+			use = xformat("%.*s%s", (int)strcspn(comp[i], "("), comp[i], strchr(pat[i], '('));
+		sb_printf(&sb, "%s%s", i ? "." : "", use);
+	}
+	return sb.buf;
+}
+
+/* NULL if `pattern` is a well-formed probe point pattern, else what is wrong with it. */
+const char *point_pattern_error(const char *pattern)
+{
+	if (!*pattern)
+		return "it is empty";
+	int depth = 0;
+	bool quoted = false;
+	for (const char *p = pattern; *p; p++) {
+		if (*p == '"' && (p == pattern || p[-1] != '\\'))
+			quoted = !quoted;
+		else if (!quoted && *p == '(' && depth++)
+			return "parentheses nest";
+		else if (!quoted && *p == ')' && --depth < 0)
+			return "a ')' has no '('";
+	}
+	if (quoted)
+		return "a string is not closed";
+	if (depth)
+		return "a '(' is not closed";
+	char *comp[MAX_COMPS * 2];
+	int n = split_components(pattern, comp, MAX_COMPS * 2);
+	for (int i = 0; i < n; i++)
+		if (!*comp[i] || comp[i][0] == '(')
+			return "a component has no name";
+	return NULL;
 }
 
 bool point_pattern_matches(const char *pattern, const char *point)
@@ -197,8 +262,8 @@ void list_family_points(const char *pattern, bool with_vars, Session *s, Vec *ou
 		const ProbeFamily *f = probe_families[i];
 		for (const PointShape *sh = f->shapes; sh->pattern; sh++)
 			if (point_pattern_matches(pattern, sh->pattern))
-				vec_push(&all, with_context_vars(sh->pattern, sh->context_vars,
-								 with_vars));
+				vec_push(&all, with_context_vars(instantiate(pattern, sh->pattern),
+								 sh->context_vars, with_vars));
 		if (f->list)
 			f->list(pattern, s, &all);
 	}
@@ -213,37 +278,45 @@ void list_family_points(const char *pattern, bool with_vars, Session *s, Vec *ou
 
 /* ---- hints ------------------------------------------------------------------------------ */
 
+
+/* "timer.ms(number)" -> "timer.ms" */
+static char *without_args(const char *point)
+{
+	StrBuf sb = {0};
+	sb_putn(&sb, "", 0);
+	int depth = 0;
+	for (const char *p = point; *p; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')')
+			depth--;
+		else if (!depth)
+			sb_putc(&sb, *p);
+	}
+	return sb.buf;
+}
+
 static void consider(const char *candidate, const char *wanted, const char **best, int *dist)
 {
-	int d = edit_distance(wanted, candidate);
+	int d = edit_distance(wanted, without_args(candidate));
 	if (d < *dist) {
 		*dist = d;
 		*best = candidate;
 	}
 }
 
-/* The known spelling nearest to pp (families' shapes, then aliases), or NULL if none is
- * close enough to be a plausible typo. */
+/* The known spelling whose component names are nearest to pp's (families' shapes, then
+ * aliases), or NULL if none is close enough to be a plausible typo. */
 const char *closest_point(ProbePoint *pp, Session *s, Vec *aliases)
 {
-	char *wanted = probe_point_string(pp);
-	/* compare "timer.msec(100)" with "timer.ms(number)" on an even footing */
-	StrBuf shape = {0};
-	sb_putn(&shape, "", 0);
-	for (int i = 0; i < pp->comps.len; i++) {
-		Component *c = pp->comps.data[i];
-		sb_printf(&shape, "%s%s%s", i ? "." : "", c->name,
-			  !c->arg ? "" : c->arg->kind == N_NUM ? "(number)" : "(string)");
-	}
+	char *wanted = without_args(probe_point_string(pp));
 	const char *best = NULL;
 	int dist = 1000;
 	for (int i = 0; probe_families[i]; i++)
 		for (const PointShape *sh = probe_families[i]->shapes; sh->pattern; sh++)
-			consider(sh->pattern, shape.buf, &best, &dist);
+			consider(sh->pattern, wanted, &best, &dist);
 	for (int i = 0; i < aliases->len; i++)
 		consider(aliases->data[i], wanted, &best, &dist);
-	int limit = strlen(wanted) / 3 + 1;
-	if (limit > 6)
-		limit = 6;
-	return dist <= limit ? best : NULL;
+	int limit = strlen(wanted) / 6 + 1;
+	return dist <= (limit > 3 ? 3 : limit) ? best : NULL;
 }

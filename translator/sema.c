@@ -31,6 +31,8 @@ typedef struct {
 	bool lvalue;                /* the N_VAR/N_INDEX being walked is assigned */
 	bool in_defined;            /* inside @defined(): a missing $var is not an error */
 	bool slice_ok;              /* '*' keys: while walking delete, 'in' and foreach keys */
+	bool in_condition;          /* walking a probe point's if (...) */
+	VEC(char *) undeclared;     /* arrays reported as undeclared, once per name */
 	VEC(Token *) warned;        /* never-assigned warnings given, once per place */
 } Ctx;
 
@@ -266,6 +268,13 @@ static void decide(Ctx *c, Type *slot, Type t, Token *where, Token **typed_at)
 	c->changes++;
 }
 
+/* Walks n expecting `want` while inferring; in the last round the caller reports a
+ * mismatch in its own words, so n is walked without an expectation. */
+static Type walk_checked(Ctx *c, Node *n, Type want)
+{
+	return walk(c, n, c->report ? TY_UNKNOWN : want);
+}
+
 /* Reports have != want in the last round. Where statistics are wanted the caller says
  * why in its own words. */
 static void mismatch(Ctx *c, Node *n, Type have, Type want)
@@ -276,7 +285,7 @@ static void mismatch(Ctx *c, Node *n, Type have, Type want)
 	Symbol *sym = n->sym;
 	if ((n->kind == N_VAR || n->kind == N_INDEX) && sym && sym->typed_at &&
 	    sym->typed_at != n->tok)
-		error_at(n->tok, "type mismatch: '%s' is %s (decided at line %d), but %s is "
+		error_at(n->tok, "type mismatch: '%s' is %s, decided at line %d, but %s is "
 			 "needed here", sym->name, a_type(have), sym->typed_at->line,
 			 a_type(want));
 	else if (n->kind == N_CALL && n->func)
@@ -298,9 +307,19 @@ static void stats_misuse(Ctx *c, Node *n)
 
 static Type walk_var(Ctx *c, Node *n, Type want)
 {
-	if (!n->sym)
+	if (!n->sym) {
 		n->sym = resolve_var(c, n);
+		if (c->in_condition && n->sym->kind != SYM_GLOBAL)
+			error_at(n->tok, "a probe condition can only use global variables, and "
+				 "'%s' is not one", n->name);
+	}
 	Symbol *sym = n->sym;
+	Global *g = sym->global;
+	if (g && (g->max_entries || g->wrap) && c->report) {
+		error_at(n->tok, "'%s' is declared as an array ('global %s%s[...]'): index it, "
+			 "as in %s[key]", n->name, n->name, g->wrap ? "%" : "", n->name);
+		return TY_UNKNOWN;
+	}
 	if (c->lvalue)
 		sym->assigned = true;
 	else
@@ -353,14 +372,16 @@ static void walk_keys(Ctx *c, Node *n, Symbol *sym, Vec *keys)
 					 "foreach");
 			continue;
 		}
-		Type t = walk(c, k, sym->key_types[i]);
+		Type t = walk_checked(c, k, sym->key_types[i]);
 		if (t == TY_STATS || t == TY_HIST) {
 			if (c->report)
 				error_at(k->tok, "array keys must be numbers or strings");
 			continue;
 		}
 		decide(c, &sym->key_types[i], t, k->tok, NULL);
-		mismatch(c, k, t, sym->key_types[i]);
+		if (c->report && t != TY_UNKNOWN && t != sym->key_types[i])
+			error_at(k->tok, "key %d of array '%s' is %s, but this is %s", i + 1,
+				 sym->name, a_type(sym->key_types[i]), a_type(t));
 	}
 	c->lvalue = lvalue;
 }
@@ -377,6 +398,10 @@ static Symbol *array_symbol(Ctx *c, Node *n)
 	}
 	sym = find_global(c, n->name);
 	if (!sym) {
+		for (int i = 0; i < c->undeclared.len; i++)
+			if (!strcmp(c->undeclared.data[i], n->name))
+				return NULL;
+		vec_push(&c->undeclared, n->name);
 		error_at(n->tok, "array '%s' is not declared: add 'global %s'", n->name, n->name);
 		return NULL;
 	}
@@ -403,9 +428,10 @@ static Type walk_index(Ctx *c, Node *n, Type want)
 	return sym->type;
 }
 
-/* One printf directive at p ("%-08.3lld"): how many '*' it consumes, and its type.
- * Returns the character after it, or NULL when it is not a valid directive. */
-static const char *directive(const char *p, int *stars, Type *t)
+/* One printf directive after its '%' ("-08.3lld"): how many '*' it consumes, and its
+ * type. Returns the character after it, or NULL when it is not valid; *conv is where its
+ * conversion character is (or should be). */
+static const char *directive(const char *p, int *stars, Type *t, const char **conv)
 {
 	*stars = 0;
 	p += strspn(p, "-+ #0");
@@ -421,6 +447,7 @@ static const char *directive(const char *p, int *stars, Type *t)
 		}
 	}
 	p += strspn(p, "lhLjzt");
+	*conv = p;
 	if (*p && strchr("dioxXucpbmM", *p))
 		*t = TY_LONG;
 	else if (*p == 's')
@@ -433,7 +460,7 @@ static const char *directive(const char *p, int *stars, Type *t)
 static void format_arg(Ctx *c, Node *call, int i, Type t, const char *dir, int len)
 {
 	Node *a = call->args.data[i];
-	Type have = walk(c, a, t);
+	Type have = walk_checked(c, a, t);
 	if (c->report && have != TY_UNKNOWN && have != t)
 		error_at(a->tok, "'%.*s' in the format of '%s' needs %s, but argument %d is %s",
 			 len, dir, call->name, a_type(t), i + 1, a_type(have));
@@ -460,12 +487,13 @@ static void check_format(Ctx *c, Node *call)
 		}
 		int stars;
 		Type t;
-		const char *end = directive(p + 1, &stars, &t);
+		const char *conv;
+		const char *end = directive(p + 1, &stars, &t, &conv);
 		if (!end) {
+			int len = (int)(conv - start) + (*conv >= ' ' && *conv < 127);
 			if (c->report)
 				error_at(fmt->tok, "invalid directive '%.*s' in the format of '%s'",
-					 (int)(strcspn(p + 1, "dioxXucpbmMs") + 2 > 12 ? 2 :
-					       strcspn(p + 1, "dioxXucpbmMs") + 2), start, call->name);
+					 len, start, call->name);
 			goto rest;
 		}
 		int len = end - start;
@@ -587,13 +615,16 @@ static Type walk_call(Ctx *c, Node *n, Type want)
 			return TY_UNKNOWN;  /* the round ends on this error: no second report */
 		}
 		n->func = f;
+		if (!c->s->guru && !c->file->is_tapset && f->body->kind == N_EMBEDDED &&
+		    strstr(f->body->str, "/* guru */"))
+			error_at(n->tok, "function '%s' needs guru mode (-g)", f->name);
 		reach_function(c, f);
 	}
 	Function *f = n->func;
 	for (int i = 0; i < n->args.len; i++) {
 		Node *a = n->args.data[i];
 		Symbol *param = f->locals.data[i];
-		Type t = walk(c, a, param->type);
+		Type t = walk_checked(c, a, param->type);
 		if (t == TY_STATS || t == TY_HIST) {
 			if (c->report)
 				error_at(a->tok, "statistics and histograms cannot be passed to "
@@ -634,11 +665,16 @@ static Type walk_target(Ctx *c, Node *n)
 	}
 	if (!found) {
 		n->num = 0;                   /* for @defined() */
-		if (c->report && !c->in_defined)
+		if (c->report && !c->in_defined) {
+			StrBuf names = {0};
+			sb_putn(&names, "", 0);
+			for (const char *p = vars; p && *p; p += strcspn(p, " "), p += *p == ' ')
+				sb_printf(&names, "%s$%.*s", names.len ? ", " : "",
+					  (int)strcspn(p, ":"), p);
 			error_at(n->tok, "context variable '%s' is not available in probe point "
 				 "'%s'%s%s", n->name, probe_point_string(c->probe->points.data[0]),
-				 vars ? "; it has: $" : " (it has none)",
-				 vars ? xstrndup(vars, strlen(vars)) : "");
+				 vars ? "; it has " : " (it has none)", names.buf);
+		}
 		return TY_UNKNOWN;
 	}
 	n->num = 1;
@@ -729,10 +765,17 @@ static Type walk_assign(Ctx *c, Node *n, Type want)
 	Type t;
 	if (!strcmp(op, "=")) {
 		Type lt = n->lhs->sym ? n->lhs->sym->type : TY_UNKNOWN;
-		t = walk(c, n->rhs, lt != TY_UNKNOWN ? lt : want);
+		t = walk_checked(c, n->rhs, lt != TY_UNKNOWN ? lt : want);
 		if (t == TY_STATS || t == TY_HIST) {
 			if (c->report)
 				error_at(n->rhs->tok, "statistics and histograms cannot be assigned");
+			return TY_UNKNOWN;
+		}
+		if (t == TY_UNKNOWN && n->rhs->kind == N_CALL && c->report &&
+		    ((n->rhs->func && !n->rhs->func->has_value) ||
+		     (!n->rhs->func && find_builtin(n->rhs->name) &&
+		      !find_builtin(n->rhs->name)->returns_string))) {
+			error_at(n->rhs->tok, "function '%s' returns no value", n->rhs->name);
 			return TY_UNKNOWN;
 		}
 		Type l = walk_lvalue(c, n->lhs, t);
@@ -773,9 +816,9 @@ static Type walk_in(Ctx *c, Node *n)
 static Type walk_compare(Ctx *c, Node *n)
 {
 	Type l = walk(c, n->lhs, TY_UNKNOWN);
-	Type r = walk(c, n->rhs, l);
+	Type r = walk_checked(c, n->rhs, l);
 	if (l == TY_UNKNOWN && r != TY_UNKNOWN)
-		l = walk(c, n->lhs, r);
+		l = walk_checked(c, n->lhs, r);
 	if (c->report && l != TY_UNKNOWN && r != TY_UNKNOWN && l != r)
 		error_at(n->tok, "'%s' compares %s with %s", n->op, a_type(l), a_type(r));
 	else if (c->report && (l == TY_STATS || l == TY_HIST))
@@ -921,10 +964,10 @@ static Type walk(Ctx *c, Node *n, Type want)
 	case N_REGEX: t = walk_regex(c, n); break;
 	case N_TERNARY: {
 		walk(c, n->cond, TY_LONG);
-		Type a = walk(c, n->then, want);
-		Type b = walk(c, n->els, a != TY_UNKNOWN ? a : want);
+		Type a = walk_checked(c, n->then, want);
+		Type b = walk_checked(c, n->els, a != TY_UNKNOWN ? a : want);
 		if (a == TY_UNKNOWN && b != TY_UNKNOWN)
-			a = walk(c, n->then, b);
+			a = walk_checked(c, n->then, b);
 		if (c->report && a != TY_UNKNOWN && b != TY_UNKNOWN && a != b)
 			error_at(n->tok, "the two sides of '?:' differ: %s and %s", a_type(a),
 				 a_type(b));
@@ -1098,17 +1141,20 @@ static void walk_stmt(Ctx *c, Node *n)
 			return;
 		}
 		if (n->lhs) {
-			Type t = walk(c, n->lhs, c->func->rtype);
+			Type t = walk_checked(c, n->lhs, c->func->rtype);
 			if (t == TY_STATS || t == TY_HIST) {
 				if (c->report)
 					error_at(n->lhs->tok, "functions cannot return %s", a_type(t));
 				return;
 			}
-			decide(c, &c->func->rtype, t, n->lhs->tok, NULL);
+			decide(c, &c->func->rtype, t, n->lhs->tok, &c->func->rtype_at);
 			if (c->report && t != TY_UNKNOWN && c->func->rtype != TY_UNKNOWN &&
 			    t != c->func->rtype)
-				error_at(n->lhs->tok, "function '%s' returns %s, but this is %s",
-					 c->func->name, a_type(c->func->rtype), a_type(t));
+				error_at(n->lhs->tok, "function '%s' returns %s, %s, but this is %s",
+					 c->func->name, a_type(c->func->rtype),
+					 c->func->ret ? "as declared" : xformat("decided at line %d",
+						c->func->rtype_at ? c->func->rtype_at->line : 0),
+					 a_type(t));
 		} else if (c->func->ret != TY_UNKNOWN && c->report) {
 			error_at(n->tok, "function '%s' must return %s", c->func->name,
 				 a_type(c->func->ret));
@@ -1240,9 +1286,15 @@ static int expand_alias(Ctx *c, Expansion *e, ProbePoint *pp, Probe *alias, Prob
 		for (int j = name->comps.len; j < pp->comps.len; j++)
 			vec_push(&np->comps, pp->comps.data[j]);
 		inner.derivation = xformat("%s <- %s", probe_point_string(np), e->derivation);
+		int errors = diag_errors;
 		int n = expand(c, &inner, np, depth + 1);
-		if (!n && !target->optional)
+		if (!n && !target->optional) {
+			if (diag_errors == errors && !e->user_point->optional)
+				error_at(target->tok, "probe alias '%s' expands to '%s', which is not a "
+					 "probe point", probe_point_string(name),
+					 probe_point_string(np));
 			return 0;
+		}
 		found += n;
 		if (n && target->sufficient)
 			break;
@@ -1358,10 +1410,9 @@ static void walk_probe(Ctx *c, Probe *p)
 	c->probe = p;
 	ProbePoint *pp = p->points.data[0];
 	if (pp->cond) {
-		int before = p->locals.len;
+		c->in_condition = true;
 		walk(c, pp->cond, TY_LONG);
-		if (p->locals.len > before && c->report)
-			error_at(pp->cond->tok, "a probe condition can only use global variables");
+		c->in_condition = false;
 	}
 	walk_stmt(c, p->body);
 }
@@ -1397,11 +1448,11 @@ static void check_resolved(Ctx *c, Vec *locals, const char *where)
 {
 	for (int i = 0; i < locals->len; i++) {
 		Symbol *sym = locals->data[i];
-		if (sym->kind == SYM_LOCAL && !sym->assigned && sym->read) {
-			if (!warned_before(c, sym->decl))
-				warn_at(sym->decl, "local variable '%s' is never assigned in %s",
-					sym->name, where);
-		} else if (sym->type == TY_UNKNOWN && (sym->read || sym->assigned))
+		if (sym->kind == SYM_LOCAL && !sym->assigned && sym->read &&
+		    !warned_before(c, sym->decl))
+			warn_at(sym->decl, "local variable '%s' is never assigned in %s", sym->name,
+				where);
+		if (sym->type == TY_UNKNOWN && (sym->read || sym->assigned))
 			error_at(sym->decl, "the type of '%s' cannot be inferred: use it as a "
 				 "number or a string somewhere", sym->name);
 	}
@@ -1410,6 +1461,8 @@ static void check_resolved(Ctx *c, Vec *locals, const char *where)
 int elaborate(Session *s)
 {
 	Ctx c = {.s = s};
+	for (int i = 0; i < s->user->embeds.len && !s->guru; i++)
+		error_at(s->user->embeds.data[i], "embedded C code needs guru mode (-g)");
 	declare_globals(&c, s->user);
 	for (int i = 0; i < s->tapsets.len; i++)
 		declare_globals(&c, s->tapsets.data[i]);
@@ -1432,6 +1485,8 @@ int elaborate(Session *s)
 	}
 	c.report = true;
 	round_all(&c);
+	if (diag_errors > errors)       /* what could not be inferred follows from those */
+		return diag_errors;
 	for (int i = 0; i < s->probes.len; i++) {
 		Probe *p = s->probes.data[i];
 		check_resolved(&c, &p->locals, xformat("probe '%s'", p->derivation));

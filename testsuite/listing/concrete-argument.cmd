@@ -1,0 +1,2 @@
+# a concrete argument lists that point
+-l 'timer.ms(100)'

@@ -1,0 +1,3 @@
+# a malformed pattern is an error
+-l 'timer.ms('
+# status: 1

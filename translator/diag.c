@@ -113,36 +113,36 @@ static void report(const char *kind, const Token *tok, const char *fmt, va_list 
 	}
 }
 
-void error_at(const Token *tok, const char *fmt, ...)
+/* Reports unless this place said this already; errors beyond the limit are only counted. */
+static void report_once(const char *kind, const Token *tok, const char *fmt, va_list ap)
 {
 	va_list dup;
-	va_start(dup, fmt);
+	va_copy(dup, ap);
 	bool repeated = tok && said_before(tok, fmt, dup);
 	va_end(dup);
 	if (repeated)
 		return;
-	diag_errors++;
-	if (diag_errors > diag_max_errors)
+	bool error = !strcmp(kind, "error");
+	if (error && ++diag_errors > diag_max_errors)
 		return;
+	report(kind, tok, fmt, ap);
+	if (error && diag_errors == diag_max_errors)
+		fprintf(out(), "hwtap: note: too many errors, stopping\n");
+}
+
+void error_at(const Token *tok, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	report("error", tok, fmt, ap);
+	report_once("error", tok, fmt, ap);
 	va_end(ap);
-	if (diag_errors == diag_max_errors)
-		fprintf(out(), "hwtap: note: too many errors, stopping\n");
 }
 
 void warn_at(const Token *tok, const char *fmt, ...)
 {
-	va_list dup;
-	va_start(dup, fmt);
-	bool repeated = tok && said_before(tok, fmt, dup);
-	va_end(dup);
-	if (repeated)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	report("warning", tok, fmt, ap);
+	report_once("warning", tok, fmt, ap);
 	va_end(ap);
 }
 

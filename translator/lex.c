@@ -23,6 +23,7 @@ static const char *const puncts[] = {
 static const char *const keywords[] = {
 	"probe", "global", "private", "function", "if", "else", "for", "foreach", "in",
 	"limit", "return", "delete", "while", "break", "continue", "next", "try", "catch",
+	"string", "long",
 };
 
 bool is_keyword(const char *name)

@@ -15,6 +15,7 @@ typedef struct {
 	Script *sc;
 	jmp_buf recover;
 	int depth;              /* open '{' of the declaration being parsed */
+	bool in_function;       /* 'return' is allowed */
 	Token *error_tok;       /* where the last syntax error was */
 } Parser;
 
@@ -131,7 +132,7 @@ static bool component_piece(Token *tok)
 	return tok->kind == TK_IDENT || tok->kind == TK_NUM || tok_is(tok, "*");
 }
 
-/* component = piece { piece } [ "(" [ literal ] ")" ]   (pieces touch: foo*bar, **) */
+/* component = piece { piece } [ "(" literal ")" ]   (pieces touch: foo*bar, **) */
 static Component *component(Parser *p, Token **rest, Token *tok)
 {
 	if (!(tok->kind == TK_IDENT || tok_is(tok, "*")))
@@ -146,9 +147,7 @@ static Component *component(Parser *p, Token **rest, Token *tok)
 	c->name = sb.buf;
 	if (tok_is(tok, "(")) {
 		c->has_parens = true;
-		tok = tok->next;
-		if (!tok_is(tok, ")"))
-			c->arg = literal(p, &tok, tok, "as a probe point argument");
+		c->arg = literal(p, &tok, tok->next, "as a probe point argument");
 		tok = expect(p, tok, ")", "after the probe point argument");
 	}
 	*rest = tok;
@@ -197,12 +196,19 @@ static void probe(Parser *p, Token **rest, Token *tok, bool is_private)
 	pr->is_private = is_private;
 	Vec first = {0};
 	probe_points(p, &tok, tok->next, &first);
+	if ((tok_is(tok, "=") || tok_is(tok, "+=")) && first.len > 1)
+		syntax_error(p, ((ProbePoint *)first.data[1])->tok, "an alias with several names "
+			     "is written 'probe a = b = target', not with ','");
 	if (tok_is(tok, "=") || tok_is(tok, "+=")) {
 		pr->epilogue = tok_is(tok, "+=");
 		probe_points(p, &tok, tok->next, &pr->points);
 		/* probe a = b += c { }: every group but the last names the alias */
 		while (tok_is(tok, "=") || tok_is(tok, "+=")) {
 			pr->epilogue = tok_is(tok, "+=");
+			if (pr->points.len > 1)
+				syntax_error(p, ((ProbePoint *)pr->points.data[1])->tok, "an alias with "
+					     "several names is written 'probe a = b = target', not "
+					     "with ','");
 			for (int i = 0; i < pr->points.len; i++)
 				vec_push(&first, pr->points.data[i]);
 			pr->points = (Vec){0};
@@ -311,7 +317,9 @@ static void function(Parser *p, Token **rest, Token *tok, bool is_private)
 		f->body->str = tok->str;
 		tok = tok->next;
 	} else if (tok_is(tok, "{")) {
+		p->in_function = true;
 		f->body = block(p, &tok, tok);
+		p->in_function = false;
 	} else {
 		syntax_error(p, tok, "expected '{' or '%%{' to start the body of function '%s', "
 			     "found %s", f->name, tok_describe(tok));
@@ -389,10 +397,15 @@ Script *parse_script(SrcFile *file, Session *s)
 	Token *tok = preprocess(tokenize(file), s);
 	if (diag_errors > lexical)      /* parsing broken tokens only adds confusion */
 		return p.sc;
+	if (tok->kind == TK_EOF && !file->is_tapset) {
+		error_at(tok, "the script is empty");
+		return p.sc;
+	}
 	while (tok->kind != TK_EOF && !too_many_errors()) {
 		Token *volatile start = tok;
 		p.depth = 0;
 		p.error_tok = NULL;
+		p.in_function = false;
 		if (setjmp(p.recover)) {
 			tok = resync(&p, start);
 			continue;
@@ -586,6 +599,9 @@ static Node *stmt(Parser *p, Token **rest, Token *tok)
 			     tok_is(tok, "continue") ? N_CONTINUE : N_NEXT, tok);
 		tok = tok->next;
 	} else if (tok_is(tok, "return")) {
+		if (!p->in_function)
+			syntax_error(p, tok, "'return' is only allowed in functions; 'next' leaves "
+				     "a probe");
 		n = new_node(N_RETURN, tok);
 		tok = tok->next;
 		if (!ends_statement(tok))
@@ -938,8 +954,8 @@ static Node *primary(Parser *p, Token **rest, Token *tok)
 			n->kind = N_INDEX;
 			index_list(p, &tok, tok, &n->args);
 		}
-		if (tok_is(tok, "->"))
-			return deref(p, rest, tok, n);
+		if (tok_is(tok, "->") || (n->kind != N_VAR && tok_is(tok, "[")))
+			return deref(p, rest, tok, n);    /* p->f, f()[1], a[1][2] */
 		*rest = tok;
 		return n;
 	}

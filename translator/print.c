@@ -188,7 +188,7 @@ static void expr_body(StrBuf *sb, Node *n)
 	case N_DEREF: {
 		/* "(x)[0]" must keep its parentheses: "x[0]" is an array element */
 		bool paren = ((TargetComp *)n->comps.data[0])->kind == TC_INDEX &&
-			     n->lhs->kind != N_DEREF;
+			     n->lhs->kind != N_CALL && n->lhs->kind != N_INDEX;
 		if (paren) {
 			sb_putc(sb, '(');
 			expr_at(sb, n->lhs, P_ASSIGN);
@@ -465,9 +465,9 @@ static void point_list(StrBuf *sb, Vec *v)
 static void probe(StrBuf *sb, Probe *p)
 {
 	sb_puts(sb, "probe ");
-	if (p->alias_names.len) {
-		point_list(sb, &p->alias_names);
-		sb_puts(sb, p->epilogue ? " += " : " = ");
+	for (int i = 0; i < p->alias_names.len; i++) {
+		print_probe_point(sb, p->alias_names.data[i]);
+		sb_puts(sb, i + 1 < p->alias_names.len ? " = " : p->epilogue ? " += " : " = ");
 	}
 	point_list(sb, &p->points);
 	sb_putc(sb, ' ');

@@ -446,7 +446,8 @@ static const char *directive(const char *p, int *stars, Type *t, const char **co
 			p += strspn(p, "0123456789");
 		}
 	}
-	p += strspn(p, "lhLjzt");
+	if (*p == 'l')                  /* SystemTap takes %ld, not %lld or %hd */
+		p++;
 	*conv = p;
 	if (*p && strchr("dioxXucpbmM", *p))
 		*t = TY_LONG;
@@ -1504,6 +1505,9 @@ int elaborate(Session *s)
 				warn_at(sym->decl, "global '%s' is never used", sym->name);
 			continue;
 		}
+		if (sym->read && !sym->assigned && !sym->global->init &&
+		    sym->global->script == s->user)
+			warn_at(sym->decl, "global '%s' is never assigned", sym->name);
 		if (sym->type == TY_UNKNOWN && (sym->read || sym->assigned))
 			error_at(sym->decl, "the type of global '%s' cannot be inferred", sym->name);
 		vec_push(&s->globals, sym->global);

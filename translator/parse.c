@@ -394,13 +394,15 @@ Script *parse_script(SrcFile *file, Session *s)
 	p.sc->file = file;
 	p.sc->is_tapset = file->is_tapset;
 	int lexical = diag_errors;
-	Token *tok = preprocess(tokenize(file), s);
-	if (diag_errors > lexical)      /* parsing broken tokens only adds confusion */
-		return p.sc;
+	Token *tok = tokenize(file);
 	if (tok->kind == TK_EOF && !file->is_tapset) {
+		/* as in SystemTap: nothing but comments; what %( %) leaves out does not count */
 		error_at(tok, "the script is empty");
 		return p.sc;
 	}
+	tok = preprocess(tok, s);
+	if (diag_errors > lexical)      /* parsing broken tokens only adds confusion */
+		return p.sc;
 	while (tok->kind != TK_EOF && !too_many_errors()) {
 		Token *volatile start = tok;
 		p.depth = 0;

@@ -113,6 +113,7 @@ struct Token {
 Token *tokenize(SrcFile *file);           /* reports lexical errors; always ends in TK_EOF */
 SrcFile *new_srcfile(const char *name, const char *text, size_t len);
 bool tok_is(const Token *tok, const char *spelling);
+bool tok_is_keyword(const Token *tok);
 char *tok_text(const Token *tok);         /* a copy of the spelling */
 const char *tok_describe(const Token *tok); /* "identifier 'x'", "'}'", "end of input" */
 
@@ -245,6 +246,7 @@ struct Probe {
 	const ProbeFamily *family;
 	const PointShape *shape;         /* which of the family's spellings it is */
 	Probe *origin;                   /* the user's probe this one derives from */
+	bool body_taken;                 /* a derived probe owns body: others copy it */
 };
 
 typedef struct Param {

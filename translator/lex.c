@@ -34,6 +34,16 @@ bool is_keyword(const char *name)
 	return false;
 }
 
+bool tok_is_keyword(const Token *tok)
+{
+	if (tok->kind != TK_IDENT)
+		return false;
+	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
+		if (tok_is(tok, keywords[i]))
+			return true;
+	return false;
+}
+
 SrcFile *new_srcfile(const char *name, const char *text, size_t len)
 {
 	SrcFile *f = xalloc(sizeof(*f));

@@ -74,7 +74,7 @@ static Node *new_binary(NodeKind kind, Token *op, Node *lhs, Node *rhs)
 
 static bool is_name(Token *tok)
 {
-	return tok->kind == TK_IDENT && !is_keyword(tok_text(tok));
+	return tok->kind == TK_IDENT && !tok_is_keyword(tok);
 }
 
 static char *name(Parser *p, Token **rest, Token *tok, const char *what)
@@ -686,6 +686,8 @@ enum { N_LEVELS = sizeof(levels) / sizeof(levels[0]) };
 
 static const char *level_op(int level, Token *tok)
 {
+	if (tok->kind != TK_PUNCT)      /* every binary operator is punctuation */
+		return NULL;
 	for (int i = 0; i < 6 && levels[level].ops[i]; i++)
 		if (tok_is(tok, levels[level].ops[i]) && tok->kind != TK_STR)
 			return levels[level].ops[i];

@@ -1217,12 +1217,15 @@ static void add_derived(Ctx *c, Expansion *e, ProbePoint *pp, const ProbeFamily 
 	point->optional = point->sufficient = false;
 	vec_push(&d->points, point);
 	d->derivation = e->derivation;
-	Node *body = copy_node(e->user->body);
+	/* the first probe derived from a user probe takes its body; later ones a copy */
+	Node *user_body = e->user->body_taken ? copy_node(e->user->body) : e->user->body;
+	e->user->body_taken = true;
+	Node *body = user_body;
 	if (e->before.len || e->after.len) {
 		body = new_node(N_BLOCK, e->user->body->tok);
 		for (int i = e->before.len - 1; i >= 0; i--)
 			vec_push(&body->args, copy_node(e->before.data[i]));
-		vec_push(&body->args, copy_node(e->user->body));
+		vec_push(&body->args, user_body);
 		for (int i = 0; i < e->after.len; i++)
 			vec_push(&body->args, copy_node(e->after.data[i]));
 	}

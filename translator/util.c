@@ -120,9 +120,18 @@ void sb_printf(StrBuf *sb, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = xvformat(fmt, ap);
+	int n = vsnprintf(sb->buf ? sb->buf + sb->len : NULL, sb->buf ? sb->cap - sb->len : 0,
+			  fmt, ap);
 	va_end(ap);
-	sb_puts(sb, s);
+	if (sb->buf && (size_t)n < sb->cap - sb->len) {    /* it fitted: the common case */
+		sb->len += n;
+		return;
+	}
+	sb_reserve(sb, n);
+	va_start(ap, fmt);
+	vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, ap);
+	va_end(ap);
+	sb->len += n;
 }
 
 void vec_push(Vec *v, void *item)

@@ -1,0 +1,3 @@
+# no script is a usage error
+-p2
+# status: 1

@@ -31,6 +31,7 @@ packages=(
 	systemtap                       # its tapset is the parse corpus
 	linux-headers-amd64 linux-image-amd64
 	qemu-system-x86 busybox-static
+	xz-utils                        # the guest runner extracts vmlinux from vmlinuz with it
 )
 
 missing=()

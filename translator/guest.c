@@ -1,0 +1,751 @@
+/* guest.c - guest_run(): prepare the kernel and initramfs, run QEMU, relay the output.
+ *
+ * The work folder ($TMPDIR/hwtap-guest.XXXXXX) holds the initramfs and three files QEMU
+ * writes: console.log (ttyS0, the kernel log), stdout and stderr (virtio-serial ports
+ * hwtap.out and hwtap.err, "file" chardevs: QEMU writes them as the guest sends, never
+ * blocking the guest). We poll the two output files every 20 ms and copy what arrives,
+ * holding back only what could be the start of the end mark /init appends, which carries
+ * the script's exit status. No end mark: the guest died (panic) or timed out.
+ */
+#include "guest_impl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define QEMU "qemu-system-x86_64"
+#define POLL_MS 20
+
+/* What in the kernel log means the kernel had a problem. */
+static const char *const problem_patterns[] = {
+	"Oops", "BUG:", "kernel BUG at", "WARNING:", "Kernel panic",
+	"possible circular locking", "INFO: possible recursive locking", "soft lockup",
+	"hard LOCKUP", "general protection fault", "KASAN", "UBSAN", "Call Trace:",
+	"detected stall", "blocked for more than",
+};
+
+/* ---- helpers -------------------------------------------------------------------------- */
+
+void *guest_xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+	if (!p) {
+		fputs("hwtap: error: out of memory\n", stderr);
+		exit(1);
+	}
+	return p;
+}
+
+char *guest_xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	return memcpy(guest_xmalloc(n), s, n);
+}
+
+char *guest_xformat(const char *fmt, ...)
+{
+	va_list ap, ap2;
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *p = guest_xmalloc(n + 1);
+	vsnprintf(p, n + 1, fmt, ap2);
+	va_end(ap2);
+	return p;
+}
+
+void strlist_push(StrList *l, char *s)
+{
+	if (l->n + 1 >= l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 8;
+		char **v = guest_xmalloc(sizeof(char *) * l->cap);
+		if (l->n)
+			memcpy(v, l->v, sizeof(char *) * l->n);
+		free(l->v);
+		l->v = v;
+	}
+	l->v[l->n++] = s;
+	l->v[l->n] = NULL;
+}
+
+bool strlist_has(const StrList *l, const char *s)
+{
+	for (int i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], s))
+			return true;
+	return false;
+}
+
+void strlist_free(StrList *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+double guest_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int guest_error(Guest *g, int err_code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("hwtap: error: ", g->err);
+	vfprintf(g->err, fmt, ap);
+	fputc('\n', g->err);
+	fflush(g->err);
+	va_end(ap);
+	return err_code;
+}
+
+void guest_note(Guest *g, const char *fmt, ...)
+{
+	if (g->verbose < 1)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("hwtap: guest: ", g->err);
+	vfprintf(g->err, fmt, ap);
+	fprintf(g->err, " (+%.2f s)\n", guest_now() - g->start);
+	fflush(g->err);
+	va_end(ap);
+}
+
+/* ---- stop signals --------------------------------------------------------------------- */
+
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define NSTOP (sizeof(stop_signals) / sizeof(stop_signals[0]))
+static struct sigaction saved_actions[NSTOP];
+static volatile sig_atomic_t caught_signal;
+
+static void on_stop_signal(int sig)
+{
+	caught_signal = sig;
+}
+
+bool guest_interrupted(void)
+{
+	return caught_signal != 0;
+}
+
+/* No SA_RESTART: poll() and waitpid() return EINTR, and the loops look at the flag. A
+ * signal the caller ignores (SIGINT in a background job) stays ignored. */
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	sigemptyset(&sa.sa_mask);
+	caught_signal = 0;
+	for (size_t i = 0; i < NSTOP; i++) {
+		sigaction(stop_signals[i], NULL, &saved_actions[i]);
+		if (saved_actions[i].sa_handler != SIG_IGN)
+			sigaction(stop_signals[i], &sa, NULL);
+	}
+}
+
+static void restore_signals(void)
+{
+	for (size_t i = 0; i < NSTOP; i++)
+		sigaction(stop_signals[i], &saved_actions[i], NULL);
+}
+
+/* ---- processes ------------------------------------------------------------------------ */
+
+/* In the child: FDS to 0, 1, 2, then exec; exec's errno goes back through REPORT. */
+__attribute__((noreturn))
+static void exec_child(char *const argv[], const int fds[3], bool leader, int report,
+		       pid_t parent)
+{
+	if (leader) {
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+	}
+	int moved[3];
+	for (int i = 0; i < 3; i++)
+		moved[i] = fds[i] < 3 && fds[i] != i ? fcntl(fds[i], F_DUPFD_CLOEXEC, 3) : fds[i];
+	for (int i = 0; i < 3; i++)
+		if (moved[i] != i)
+			dup2(moved[i], i);
+	execvp(argv[0], argv);
+	int e = errno;
+	if (write(report, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+pid_t guest_spawn(Guest *g, char *const argv[], const int fds[3], bool leader)
+{
+	int report[2];
+	if (pipe2(report, O_CLOEXEC) < 0)
+		return -errno;
+	fflush(g->out);
+	fflush(g->err);
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid == 0)
+		exec_child(argv, fds, leader, report[1], parent);
+	int e = errno;
+	close(report[1]);
+	if (pid < 0) {
+		close(report[0]);
+		return -e;
+	}
+	ssize_t n;
+	while ((n = read(report[0], &e, sizeof(e))) < 0 && errno == EINTR)
+		;
+	close(report[0]);
+	if (n == sizeof(e)) {
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		return -e;
+	}
+	return pid;
+}
+
+int guest_wait(Guest *g, pid_t pid)
+{
+	int st;
+	bool killed = false;
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR)
+			return -errno;
+		if (guest_interrupted() && !killed) {
+			kill(pid, SIGKILL);
+			killed = true;
+		}
+	}
+	return killed ? -EINTR : st;
+}
+
+/* ---- the work folder ------------------------------------------------------------------ */
+
+static int make_workdir(Guest *g)
+{
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || tmp[0] != '/')
+		tmp = "/tmp";
+	g->workdir = guest_xformat("%s/hwtap-guest.XXXXXX", tmp);
+	if (!mkdtemp(g->workdir)) {
+		int rc = guest_error(g, -errno, "cannot create a work folder %s: %s", g->workdir,
+				     strerror(errno));
+		free(g->workdir);
+		g->workdir = NULL;
+		return rc;
+	}
+	return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	remove(path);
+	return 0;
+}
+
+static void remove_workdir(Guest *g)
+{
+	if (!g->workdir)
+		return;
+	if (g->o->keep)
+		fprintf(g->err, "hwtap: guest work folder kept: %s\n", g->workdir);
+	else
+		nftw(g->workdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static char *work_path(Guest *g, const char *name)
+{
+	return guest_xformat("%s/%s", g->workdir, name);
+}
+
+/* ---- preparing ------------------------------------------------------------------------ */
+
+static int check_options(Guest *g)
+{
+	const GuestOptions *o = g->o;
+	if (!o->script)
+		return guest_error(g, -EINVAL, "no script to run in the guest");
+	if (o->cpus < 0 || o->cpus > 64)
+		return guest_error(g, -EINVAL, "guest cpus %d: expected 1 to 64", o->cpus);
+	if (o->mem_mb < 0 || (o->mem_mb && o->mem_mb < 128))
+		return guest_error(g, -EINVAL, "guest memory %d MB: expected at least 128",
+				   o->mem_mb);
+	if (o->timeout_s < 0)
+		return guest_error(g, -EINVAL, "guest timeout %d s: expected a positive number",
+				   o->timeout_s);
+	g->cpus = o->cpus ? o->cpus : 2;
+	g->mem_mb = o->mem_mb ? o->mem_mb : 512;
+	g->timeout_s = o->timeout_s ? o->timeout_s : 120;
+	return 0;
+}
+
+static int find_release(Guest *g)
+{
+	g->release = g->o->release ? guest_xstrdup(g->o->release) : guest_pick_release(g->err);
+	if (!g->release)
+		return -ENOENT;
+	g->moddir = guest_xformat("/lib/modules/%s", g->release);
+	struct stat st;
+	if (stat(g->moddir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return guest_error(g, -ENOENT, "no guest kernel release '%s': no %s", g->release,
+				   g->moddir);
+	guest_note(g, "release %s", g->release);
+	return 0;
+}
+
+static void make_nonce(Guest *g)
+{
+	unsigned char bytes[GUEST_NONCE_LEN / 2];
+	if (getrandom(bytes, sizeof(bytes), 0) != sizeof(bytes)) {
+		unsigned long x = (unsigned long)guest_now() * 1000003 ^ getpid();
+		memcpy(bytes, &x, sizeof(bytes) < sizeof(x) ? sizeof(bytes) : sizeof(x));
+	}
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		snprintf(g->nonce + 2 * i, 3, "%02x", bytes[i]);
+}
+
+/* The virtio-serial modules, then the requested ones. */
+static int resolve_modules(Guest *g)
+{
+	static const char *const channel[] = { "virtio_pci", "virtio_console" };
+	for (size_t i = 0; i < sizeof(channel) / sizeof(channel[0]); i++) {
+		int rc = guest_resolve_module(g, channel[i], &g->channel_modules);
+		if (rc)
+			return rc;
+	}
+	for (const char **m = g->o->modprobe; m && *m; m++) {
+		int rc = guest_resolve_module(g, *m, &g->user_modules);
+		if (rc)
+			return rc;
+	}
+	for (int i = 0; i < g->user_modules.n; i++)
+		guest_note(g, "module %s", g->user_modules.v[i]);
+	return 0;
+}
+
+static int prepare(Guest *g)
+{
+	int rc = check_options(g);
+	if (!rc)
+		rc = find_release(g);
+	if (!rc)
+		rc = make_workdir(g);
+	if (!rc)
+		rc = resolve_modules(g);
+	if (!rc)
+		rc = guest_find_kernel(g);
+	if (rc)
+		return rc;
+	make_nonce(g);
+	char *initrd = work_path(g, "initrd.cpio");
+	rc = guest_write_initrd(g, initrd);
+	struct stat st;
+	if (!rc && stat(initrd, &st) == 0)
+		guest_note(g, "initramfs %s, %.1f MB", initrd, st.st_size / 1e6);
+	free(initrd);
+	return rc;
+}
+
+/* ---- QEMU ----------------------------------------------------------------------------- */
+
+/* PATH for a QEMU option value: commas doubled. */
+static char *qemu_path(Guest *g, const char *name)
+{
+	char *path = work_path(g, name);
+	size_t commas = 0;
+	for (char *p = path; *p; p++)
+		commas += *p == ',';
+	char *out = guest_xmalloc(strlen(path) + commas + 1), *q = out;
+	for (char *p = path; *p; p++) {
+		*q++ = *p;
+		if (*p == ',')
+			*q++ = ',';
+	}
+	*q = '\0';
+	free(path);
+	return out;
+}
+
+/* The QEMU command line, malloc'ed strings (free with strlist_free). */
+static void qemu_argv(Guest *g, StrList *a)
+{
+	const char *fixed[] = { QEMU, "-accel", "tcg", "-cpu", "max,vendor=GenuineIntel",
+				"-nodefaults", "-display", "none", "-no-reboot", NULL };
+	for (const char **p = fixed; *p; p++)
+		strlist_push(a, guest_xstrdup(*p));
+	strlist_push(a, guest_xstrdup("-m"));
+	strlist_push(a, guest_xformat("%d", g->mem_mb));
+	strlist_push(a, guest_xstrdup("-smp"));
+	strlist_push(a, guest_xformat("%d", g->cpus));
+	strlist_push(a, guest_xstrdup("-kernel"));
+	strlist_push(a, guest_xstrdup(g->kernel));
+	strlist_push(a, guest_xstrdup("-initrd"));
+	strlist_push(a, work_path(g, "initrd.cpio"));
+	/* loglevel=5, not quiet: WARNING, lockdep reports and stack traces are KERN_WARNING
+	 * and KERN_DEFAULT (4), which quiet (console level 4) would keep off the console. */
+	strlist_push(a, guest_xstrdup("-append"));
+	strlist_push(a, guest_xstrdup("console=ttyS0 loglevel=5 panic=-1 nohz=off"));
+	static const char *const chardevs[][2] = {
+		{ "console", "console.log" }, { "out", "stdout" }, { "err", "stderr" },
+	};
+	for (size_t i = 0; i < 3; i++) {
+		char *path = qemu_path(g, chardevs[i][1]);
+		strlist_push(a, guest_xstrdup("-chardev"));
+		strlist_push(a, guest_xformat("file,id=%s,path=%s", chardevs[i][0], path));
+		free(path);
+	}
+	const char *devices[] = { "-serial", "chardev:console", "-device", "virtio-serial-pci",
+				  "-device", "virtserialport,chardev=out,name=hwtap.out",
+				  "-device", "virtserialport,chardev=err,name=hwtap.err", NULL };
+	for (const char **p = devices; *p; p++)
+		strlist_push(a, guest_xstrdup(*p));
+}
+
+/* One of the script's output streams, read from the file QEMU appends to. */
+typedef struct Stream {
+	int fd;
+	FILE *dst;
+	char *buf;                      /* read, not yet written (at most GUEST_END_MAX
+					 * bytes between reads) */
+	size_t len, cap;
+	char *status;                   /* the end mark's word, once found */
+} Stream;
+
+static void stream_write(Stream *s, size_t keep)
+{
+	if (s->len <= keep)
+		return;
+	size_t n = s->len - keep;
+	fwrite(s->buf, 1, n, s->dst);
+	fflush(s->dst);
+	memmove(s->buf, s->buf + n, keep);
+	s->len = keep;
+}
+
+/* How much of the end of what was read could be the start of the end mark: from the
+ * last \001 in the last GUEST_END_MAX bytes on. */
+static size_t stream_hold(const Stream *s)
+{
+	size_t from = s->len > GUEST_END_MAX ? s->len - GUEST_END_MAX : 0;
+	for (size_t i = s->len; i > from; i--)
+		if (s->buf[i - 1] == GUEST_END_MARK[0])
+			return s->len - (i - 1);
+	return 0;
+}
+
+/* Copy what arrived, but what could be the start of the end mark. */
+static void stream_pump(Stream *s)
+{
+	for (;;) {
+		if (s->cap - s->len < 65536) {
+			s->cap = s->len + 65536 + GUEST_END_MAX;
+			char *buf = guest_xmalloc(s->cap);
+			if (s->len)
+				memcpy(buf, s->buf, s->len);
+			free(s->buf);
+			s->buf = buf;
+		}
+		ssize_t n = read(s->fd, s->buf + s->len, 65536);
+		if (n <= 0)
+			break;
+		s->len += n;
+		stream_write(s, stream_hold(s));
+	}
+}
+
+/* The rest, without the end mark "\001hwtap-end NONCE WORD\n" if it is there. */
+static void stream_finish(Stream *s, const char *nonce)
+{
+	stream_pump(s);
+	char mark[GUEST_END_MAX];
+	int mlen = snprintf(mark, sizeof(mark), "%s%s ", GUEST_END_MARK, nonce);
+	char *p = s->len ? memmem(s->buf, s->len, mark, mlen) : NULL;
+	char *word = p ? p + mlen : NULL;
+	size_t wlen = word ? s->buf + s->len - word : 0;
+	if (p && wlen >= 2 && wlen <= 8 && word[wlen - 1] == '\n' &&
+	    !memchr(word, '\n', wlen - 1)) {
+		s->status = guest_xformat("%.*s", (int)wlen - 1, word);
+		s->len = p - s->buf;
+	}
+	stream_write(s, 0);
+}
+
+static int open_stream(Guest *g, Stream *s, const char *name, FILE *dst)
+{
+	char *path = work_path(g, name);
+	s->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	s->dst = dst;
+	int rc = s->fd < 0 ? guest_error(g, -errno, "cannot create %s: %s", path,
+					 strerror(errno)) : 0;
+	free(path);
+	return rc;
+}
+
+static void close_stream(Stream *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->buf);
+	free(s->status);
+}
+
+/* QEMU's own messages (its stderr), kept for errors and -v. */
+typedef struct QemuRun {
+	pid_t pid;
+	int msg_fd;
+	char msg[8192];
+	size_t msg_len;
+	int wait_status;
+	bool exited, timed_out;
+} QemuRun;
+
+static void read_messages(QemuRun *q)
+{
+	char buf[4096];
+	ssize_t n = read(q->msg_fd, buf, sizeof(buf));
+	if (n <= 0) {
+		if (n == 0 || errno != EINTR) {
+			close(q->msg_fd);
+			q->msg_fd = -1;
+		}
+		return;
+	}
+	size_t room = sizeof(q->msg) - 1 - q->msg_len;
+	size_t take = (size_t)n < room ? (size_t)n : room;
+	memcpy(q->msg + q->msg_len, buf, take);
+	q->msg_len += take;
+	q->msg[q->msg_len] = '\0';
+}
+
+static void stop_qemu(QemuRun *q)
+{
+	kill(q->pid, SIGKILL);
+	while (waitpid(q->pid, &q->wait_status, 0) < 0 && errno == EINTR)
+		;
+	q->exited = true;
+}
+
+/* Until QEMU exits, the deadline passes or a stop signal comes; streams copied meanwhile. */
+static void supervise(Guest *g, QemuRun *q, Stream *out, Stream *err)
+{
+	double deadline = guest_now() + g->timeout_s;
+	while (!q->exited) {
+		struct pollfd pfd = { .fd = q->msg_fd, .events = POLLIN };
+		if (poll(&pfd, q->msg_fd >= 0, POLL_MS) > 0)
+			read_messages(q);
+		stream_pump(out);
+		stream_pump(err);
+		if (waitpid(q->pid, &q->wait_status, WNOHANG) == q->pid) {
+			q->exited = true;
+		} else if (guest_interrupted()) {
+			stop_qemu(q);
+		} else if (guest_now() > deadline) {
+			stop_qemu(q);
+			q->timed_out = true;
+		}
+	}
+	while (q->msg_fd >= 0)
+		read_messages(q);
+}
+
+static int start_qemu(Guest *g, QemuRun *q)
+{
+	int pipefd[2];
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return guest_error(g, -errno, "cannot create a pipe: %s", strerror(errno));
+	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	StrList argv = { 0 };
+	qemu_argv(g, &argv);
+	if (g->verbose) {
+		guest_note(g, "starting QEMU:");
+		for (int i = 0; i < argv.n; i++)
+			fprintf(g->err, "%s%s", i ? " " : "  ", argv.v[i]);
+		fputc('\n', g->err);
+	}
+	int fds[3] = { devnull, pipefd[1], pipefd[1] };
+	q->pid = guest_spawn(g, argv.v, fds, true);
+	strlist_free(&argv);
+	close(pipefd[1]);
+	if (devnull >= 0)
+		close(devnull);
+	q->msg_fd = pipefd[0];
+	if (q->pid > 0)
+		return 0;
+	close(pipefd[0]);
+	q->msg_fd = -1;
+	return guest_error(g, q->pid, "cannot run " QEMU ": %s (install qemu-system-x86)",
+			   strerror(-q->pid));
+}
+
+/* ---- the result ----------------------------------------------------------------------- */
+
+static char *read_console(Guest *g)
+{
+	char *path = work_path(g, "console.log");
+	FILE *f = fopen(path, "rbe");
+	free(path);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	int c;
+	while (f && m && (c = getc(f)) != EOF)
+		if (c != '\r')
+			putc(c, m);
+	if (f)
+		fclose(f);
+	if (m)
+		fclose(m);
+	return text ? text : guest_xstrdup("");
+}
+
+static bool has_problem(const char *log)
+{
+	for (size_t i = 0; i < sizeof(problem_patterns) / sizeof(problem_patterns[0]); i++)
+		if (strstr(log, problem_patterns[i]))
+			return true;
+	return false;
+}
+
+/* Why the script's exit status is missing: timeout, setup (the line /init's die()
+ * printed), panic, or something else. */
+static void report_no_status(Guest *g, const QemuRun *q, const char *log)
+{
+	const char *setup = strstr(log, "hwtap-guest-setup: ");
+	if (q->timed_out)
+		guest_error(g, 0, "guest timed out after %d s", g->timeout_s);
+	else if (guest_interrupted())
+		return;
+	else if (setup)
+		guest_error(g, 0, "guest setup failed: %.*s", (int)strcspn(setup + 19, "\n"),
+			    setup + 19);
+	else if (strstr(log, "Kernel panic"))
+		guest_error(g, 0, "the guest kernel panicked before the script reported an "
+			    "exit status");
+	else
+		guest_error(g, 0, "the guest stopped before the script reported an exit status");
+}
+
+static void collect(Guest *g, QemuRun *q, Stream *out, Stream *err, GuestResult *r)
+{
+	char *log = read_console(g);
+	if (g->verbose >= 2)
+		fprintf(g->err, "hwtap: guest: kernel log:\n%s", log);
+	r->status = -1;
+	r->timed_out = q->timed_out;
+	if (out->status && strcmp(out->status, "setup"))
+		r->status = atoi(out->status);
+	else if (out->status)
+		guest_error(g, 0, "guest setup failed (see the messages above)");
+	else
+		report_no_status(g, q, log);
+	if (out->status && !err->status)
+		fprintf(g->err, "hwtap: warning: the script's stderr may be incomplete\n");
+	r->kernel_problem = has_problem(log);
+	if (r->kernel_problem || r->status < 0)
+		r->problem_log = log;
+	else
+		free(log);
+	guest_note(g, "guest finished: status %d%s", r->status,
+		   r->kernel_problem ? ", kernel problem" : "");
+}
+
+/* QEMU failed as a program (not the guest): its exit status and messages. */
+static int qemu_failed(Guest *g, const QemuRun *q, const Stream *out)
+{
+	int st = q->wait_status;
+	if (q->timed_out || guest_interrupted() || (WIFEXITED(st) && WEXITSTATUS(st) == 0))
+		return 0;
+	if (WIFEXITED(st))
+		guest_error(g, 0, QEMU " failed (exit status %d)%s%s", WEXITSTATUS(st),
+			    q->msg_len ? ":\n" : "", q->msg);
+	else
+		guest_error(g, 0, QEMU " was killed by signal %d%s%s", WTERMSIG(st),
+			    q->msg_len ? ":\n" : "", q->msg);
+	return out->status ? 0 : -EIO;
+}
+
+static int boot(Guest *g, GuestResult *r)
+{
+	Stream out = { .fd = -1 }, err = { .fd = -1 };
+	QemuRun q = { .msg_fd = -1 };
+	int rc = open_stream(g, &out, "stdout", g->out);
+	if (!rc)
+		rc = open_stream(g, &err, "stderr", g->err);
+	if (!rc)
+		rc = start_qemu(g, &q);
+	if (!rc) {
+		double t = guest_now();
+		supervise(g, &q, &out, &err);
+		guest_note(g, "QEMU ran %.2f s", guest_now() - t);
+		if (g->verbose && q.msg_len)
+			fprintf(g->err, "hwtap: guest: QEMU said:\n%s", q.msg);
+		stream_finish(&out, g->nonce);
+		stream_finish(&err, g->nonce);
+		rc = qemu_failed(g, &q, &out);
+		if (!rc)
+			collect(g, &q, &out, &err, r);
+	}
+	close_stream(&out);
+	close_stream(&err);
+	return rc;
+}
+
+/* ---- the entry points ----------------------------------------------------------------- */
+
+static void guest_free(Guest *g)
+{
+	free(g->release);
+	free(g->moddir);
+	free(g->workdir);
+	free(g->kernel);
+	guest_free_modules(g);
+	strlist_free(&g->channel_modules);
+	strlist_free(&g->user_modules);
+}
+
+int guest_run(const GuestOptions *o, FILE *out, FILE *err, GuestResult *r)
+{
+	Guest g = { .o = o, .out = out, .err = err, .verbose = o->verbose };
+	g.start = guest_now();
+	memset(r, 0, sizeof(*r));
+	r->status = -1;
+	catch_signals();
+	int rc = prepare(&g);
+	if (!rc && !guest_interrupted())
+		rc = boot(&g, r);
+	int sig = caught_signal;
+	remove_workdir(&g);
+	guest_free(&g);
+	restore_signals();
+	if (sig) {
+		fprintf(err, "hwtap: error: interrupted by signal %d: the guest was stopped\n", sig);
+		fflush(err);
+		guest_result_free(r);
+		r->status = -1;
+		raise(sig);
+		return -EINTR;
+	}
+	return rc;
+}
+
+void guest_result_free(GuestResult *r)
+{
+	free(r->problem_log);
+	r->problem_log = NULL;
+}

@@ -1,0 +1,615 @@
+/* guest_kernel.c - the guest's kernel: which release, its uncompressed vmlinux, its modules.
+ *
+ * QEMU boots an ELF vmlinux directly when it carries a PVH entry note (Xen note type 18),
+ * skipping the BIOS and the kernel's own decompression: about 3 s less under TCG. The
+ * bzImage in /boot holds vmlinux compressed (xz on Debian); its setup header says where
+ * (payload_offset and payload_length, boot protocol 2.08+) and the payload's last 4 bytes
+ * are the uncompressed size. We decompress it once with xz (zstd, gzip) and keep it in
+ * $XDG_CACHE_HOME/hwtap (or ~/.cache/hwtap), keyed by release, size and mtime of the
+ * bzImage. Without a usable note the bzImage itself is booted.
+ */
+#include "guest_impl.h"
+
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define XEN_ELFNOTE_PHYS32_ENTRY 18
+
+/* ---- the release ---------------------------------------------------------------------- */
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A release we can boot and build for: /boot/vmlinuz-R and /lib/modules/R/build. */
+static bool release_usable(const char *release)
+{
+	char *vmlinuz = guest_xformat("/boot/vmlinuz-%s", release);
+	char *build = guest_xformat("/lib/modules/%s/build", release);
+	bool ok = is_file(vmlinuz) && is_dir(build);
+	free(vmlinuz);
+	free(build);
+	return ok;
+}
+
+char *guest_pick_release(FILE *err)
+{
+	DIR *d = opendir("/lib/modules");
+	char *best = NULL;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || !release_usable(e->d_name))
+			continue;
+		if (!best || strverscmp(e->d_name, best) > 0) {
+			free(best);
+			best = guest_xstrdup(e->d_name);
+		}
+	}
+	if (d)
+		closedir(d);
+	if (!best)
+		fprintf(err, "hwtap: error: no guest kernel: no release in /lib/modules has both "
+			"/boot/vmlinuz-RELEASE and a build tree (install linux-image-amd64 and "
+			"linux-headers-amd64)\n");
+	return best;
+}
+
+char *guest_default_release(FILE *err)
+{
+	return guest_pick_release(err);
+}
+
+/* ---- ELF and the PVH note ------------------------------------------------------------- */
+
+static bool read_at(int fd, void *buf, size_t len, off_t off)
+{
+	return pread(fd, buf, len, off) == (ssize_t)len;
+}
+
+/* Whether the notes in BUF[0..LEN) hold Xen's PHYS32_ENTRY. */
+static bool notes_have_pvh(const char *buf, size_t len)
+{
+	size_t off = 0;
+	while (off + sizeof(Elf64_Nhdr) <= len) {
+		const Elf64_Nhdr *n = (const void *)(buf + off);
+		size_t name = off + sizeof(*n);
+		size_t desc = name + ((n->n_namesz + 3) & ~3u);
+		if (n->n_namesz == 4 && name + 4 <= len && !memcmp(buf + name, "Xen", 4) &&
+		    n->n_type == XEN_ELFNOTE_PHYS32_ENTRY)
+			return true;
+		off = desc + ((n->n_descsz + 3) & ~3u);
+	}
+	return false;
+}
+
+/* 1: an x86-64 ELF with a PVH entry; 0: an ELF without; -1: not an ELF at all. */
+static int elf_pvh(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	Elf64_Ehdr eh;
+	int result = -1;
+	if (!read_at(fd, &eh, sizeof(eh), 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64)
+		goto out;
+	result = 0;
+	for (int i = 0; i < eh.e_phnum && !result; i++) {
+		Elf64_Phdr ph;
+		if (!read_at(fd, &ph, sizeof(ph), eh.e_phoff + (off_t)i * eh.e_phentsize))
+			break;
+		if (ph.p_type != PT_NOTE || ph.p_filesz > (1u << 20))
+			continue;
+		char *buf = guest_xmalloc(ph.p_filesz + 1);
+		if (read_at(fd, buf, ph.p_filesz, ph.p_offset))
+			result = notes_have_pvh(buf, ph.p_filesz);
+		free(buf);
+	}
+out:
+	close(fd);
+	return result;
+}
+
+/* ---- the compressed payload ----------------------------------------------------------- */
+
+typedef struct Codec {
+	const char *name;
+	const char *suffix;             /* of compressed modules */
+	unsigned char magic[6];
+	size_t magic_len;
+	const char *argv[4];
+	const char *package;
+} Codec;
+
+static const Codec codecs[] = {
+	{ "xz", ".xz", { 0xfd, '7', 'z', 'X', 'Z', 0 }, 6,
+	  { "xz", "-dc", "--single-stream", NULL }, "xz-utils" },
+	{ "zstd", ".zst", { 0x28, 0xb5, 0x2f, 0xfd }, 4, { "zstd", "-dcq", NULL }, "zstd" },
+	{ "gzip", ".gz", { 0x1f, 0x8b, 0x08 }, 3, { "gzip", "-dc", NULL }, "gzip" },
+};
+#define NCODECS (sizeof(codecs) / sizeof(codecs[0]))
+
+static const Codec *codec_at(const unsigned char *p, size_t avail)
+{
+	for (size_t i = 0; i < NCODECS; i++)
+		if (avail >= codecs[i].magic_len && !memcmp(p, codecs[i].magic, codecs[i].magic_len))
+			return &codecs[i];
+	return NULL;
+}
+
+/* Run C's decompressor with stdin IN and stdout OUT: 0 when it exits 0, -EIO when it
+ * fails, or the negative errno of starting it. */
+static int run_codec(Guest *g, const Codec *c, int in, int out)
+{
+	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	int fds[3] = { in, out, devnull >= 0 ? devnull : 2 };
+	pid_t pid = guest_spawn(g, (char *const *)c->argv, fds, false);
+	if (devnull >= 0)
+		close(devnull);
+	if (pid < 0)
+		return pid;
+	int st = guest_wait(g, pid);
+	if (st < 0)
+		return st;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
+}
+
+static bool write_all(int fd, const unsigned char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= n;
+	}
+	return true;
+}
+
+/* Decompress LEN bytes of DATA with C into DST (through a file in the work folder). */
+static int decompress_bytes(Guest *g, const Codec *c, const unsigned char *data, size_t len,
+			    const char *dst)
+{
+	char *tmp = guest_xformat("%s/payload", g->workdir);
+	int in = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int rc = -errno;
+	if (in >= 0 && out >= 0)
+		rc = write_all(in, data, len) && lseek(in, 0, SEEK_SET) == 0 ? 0 : -EIO;
+	if (rc == 0)
+		rc = run_codec(g, c, in, out);
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* The payload as the setup header describes it; false if the header does not. */
+static bool header_payload(const unsigned char *img, size_t size, size_t *start, size_t *len)
+{
+	if (size < 0x250 || memcmp(img + 0x202, "HdrS", 4) ||
+	    (img[0x206] | img[0x207] << 8) < 0x208)
+		return false;
+	size_t setup_sects = img[0x1f1] ? img[0x1f1] : 4;
+	*start = (setup_sects + 1) * 512 + le32(img + 0x248);
+	*len = le32(img + 0x24c);
+	return *len > 4 && *start < size && *len <= size - *start;
+}
+
+/* A failed decompression: why, for the warning; true when it is worth going on. */
+static bool codec_failed(const Codec *c, int rc, char *why, size_t cap)
+{
+	if (rc == -EIO || rc == 0)
+		snprintf(why, cap, "%s could not decompress it", c->name);
+	else
+		snprintf(why, cap, "cannot run %s: %s (install %s)", c->name, strerror(-rc),
+			 c->package);
+	return rc == -EIO || rc == 0;
+}
+
+/* Extract vmlinux from the bzImage IMG into DST: first as its setup header says (checking
+ * the decompressed size), else like scripts/extract-vmlinux, at each compression magic
+ * (the first few). 0, or -ENOEXEC with WHY filled in, or -EINTR. */
+static int extract(Guest *g, const unsigned char *img, size_t size, const char *dst,
+		   char *why, size_t cap)
+{
+	size_t start, len;
+	int tries = 0;
+	snprintf(why, cap, "no xz, zstd or gzip payload found");
+	if (header_payload(img, size, &start, &len)) {
+		const Codec *c = codec_at(img + start, len);
+		int rc = c ? decompress_bytes(g, c, img + start, len - 4, dst) : 0;
+		if (c && rc == 0 && file_size(dst) == le32(img + start + len - 4) &&
+		    elf_pvh(dst) >= 0)
+			return 0;
+		if (c && !codec_failed(c, rc, why, cap))
+			return rc == -EINTR ? rc : -ENOEXEC;
+	}
+	for (size_t off = 0; off + 8 < size && tries < 8; off++) {
+		const Codec *c = codec_at(img + off, size - off);
+		if (!c)
+			continue;
+		tries++;
+		int rc = decompress_bytes(g, c, img + off, size - off, dst);
+		if (rc == -EINTR || guest_interrupted())
+			return -EINTR;
+		if (elf_pvh(dst) >= 0)
+			return 0;
+		if (!codec_failed(c, rc, why, cap))
+			break;
+	}
+	unlink(dst);
+	return -ENOEXEC;
+}
+
+/* ---- the cache ------------------------------------------------------------------------ */
+
+static int mkdir_p(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		int rc = mkdir(path, 0755);
+		*p = '/';
+		if (rc && errno != EEXIST)
+			return -1;
+	}
+	return mkdir(path, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/* $XDG_CACHE_HOME/hwtap or ~/.cache/hwtap, created; else the work folder (not kept). */
+static char *cache_dir(Guest *g)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	char *dir = NULL;
+	if (xdg && xdg[0] == '/')
+		dir = guest_xformat("%s/hwtap", xdg);
+	else if (home && home[0] == '/')
+		dir = guest_xformat("%s/.cache/hwtap", home);
+	if (dir && mkdir_p(dir) == 0 && access(dir, W_OK) == 0)
+		return dir;
+	guest_note(g, "no writable cache folder (%s): extracting vmlinux into the work folder",
+		   dir ? dir : "neither XDG_CACHE_HOME nor HOME is set");
+	free(dir);
+	return guest_xstrdup(g->workdir);
+}
+
+static int read_file(Guest *g, const char *path, unsigned char **data, size_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return guest_error(g, -e, "cannot read %s: %s", path, strerror(e));
+	}
+	*size = st.st_size;
+	*data = guest_xmalloc(*size + 1);
+	bool ok = read_at(fd, *data, *size, 0);
+	close(fd);
+	if (!ok) {
+		free(*data);
+		return guest_error(g, -EIO, "cannot read %s", path);
+	}
+	return 0;
+}
+
+/* Remove the cache's other vmlinux-RELEASE-SIZE-MTIME[.nopvh] files than KEEP: the
+ * vmlinuz they came from was replaced. */
+static void prune_cache(const char *keep, const char *release)
+{
+	char *dir = guest_xstrdup(keep);
+	*strrchr(dir, '/') = '\0';
+	char *prefix = guest_xformat("vmlinux-%s-", release);
+	size_t plen = strlen(prefix);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		long long size, mtime;
+		int end = 0;
+		if (strncmp(e->d_name, prefix, plen) ||
+		    sscanf(e->d_name + plen, "%lld-%lld%n", &size, &mtime, &end) != 2 ||
+		    (e->d_name[plen + end] && strcmp(e->d_name + plen + end, ".nopvh")))
+			continue;
+		char *path = guest_xformat("%s/%s", dir, e->d_name);
+		if (strcmp(path, keep))
+			unlink(path);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(prefix);
+	free(dir);
+}
+
+/* Extract into the cache under a temporary name, then rename, so that concurrent runs
+ * are safe. 0 when CACHED is a PVH vmlinux; -ENOEXEC (with a warning) when the bzImage
+ * must be booted; -EINTR. */
+static int extract_to_cache(Guest *g, const char *vmlinuz, const char *cached,
+			    const char *nopvh)
+{
+	unsigned char *img = NULL;
+	size_t size = 0;
+	int rc = read_file(g, vmlinuz, &img, &size);
+	if (rc)
+		return rc;
+	char *tmp = guest_xformat("%s.tmp%ld", cached, (long)getpid());
+	char why[256];
+	double t = guest_now();
+	rc = extract(g, img, size, tmp, why, sizeof(why));
+	free(img);
+	if (rc == 0 && elf_pvh(tmp) != 1) {
+		snprintf(why, sizeof(why), "its vmlinux has no PVH entry note");
+		int fd = open(nopvh, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			close(fd);
+		rc = -ENOEXEC;
+	} else if (rc == 0 && rename(tmp, cached)) {
+		snprintf(why, sizeof(why), "cannot rename %s: %s", tmp, strerror(errno));
+		rc = -ENOEXEC;
+	} else if (rc == 0) {
+		guest_note(g, "extracted %s to %s in %.2f s", vmlinuz, cached, guest_now() - t);
+		prune_cache(cached, g->release);
+	}
+	if (rc == -ENOEXEC)
+		fprintf(g->err, "hwtap: warning: %s: %s; booting the bzImage instead (about 5 s "
+			"slower)\n", vmlinuz, why);
+	unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+/* The PVH vmlinux from the cache (extracted on first use), else the bzImage. */
+int guest_find_kernel(Guest *g)
+{
+	char *vmlinuz = guest_xformat("/boot/vmlinuz-%s", g->release);
+	struct stat st;
+	if (stat(vmlinuz, &st) < 0) {
+		int rc = guest_error(g, -errno, "no guest kernel %s: %s", vmlinuz,
+				     strerror(errno));
+		free(vmlinuz);
+		return rc;
+	}
+	char *dir = cache_dir(g);
+	char *cached = guest_xformat("%s/vmlinux-%s-%lld-%lld", dir, g->release,
+				     (long long)st.st_size, (long long)st.st_mtime);
+	char *nopvh = guest_xformat("%s.nopvh", cached);
+	free(dir);
+	int rc = 0;
+	if (elf_pvh(cached) != 1)
+		rc = is_file(nopvh) ? -ENOEXEC : extract_to_cache(g, vmlinuz, cached, nopvh);
+	free(nopvh);
+	if (rc == 0) {
+		g->kernel = cached;
+		g->pvh = true;
+		free(vmlinuz);
+		guest_note(g, "kernel: %s (PVH)", cached);
+		return 0;
+	}
+	free(cached);
+	if (rc != -ENOEXEC) {
+		free(vmlinuz);
+		return rc;
+	}
+	g->kernel = vmlinuz;
+	guest_note(g, "kernel: %s (bzImage)", vmlinuz);
+	return 0;
+}
+
+/* ---- modules -------------------------------------------------------------------------- */
+
+typedef struct ModDep {
+	char *name;                     /* mce_inject */
+	char *path;                     /* kernel/arch/x86/kernel/cpu/mce/mce-inject.ko */
+	char *deps;                     /* the rest of the line: paths separated by spaces */
+} ModDep;
+
+struct ModTable {
+	ModDep *v;
+	int n, cap;
+	StrList builtin;                /* names */
+};
+
+/* "kernel/x/mce-inject.ko.xz" -> "mce_inject": a module's name as the kernel spells it. */
+static char *module_name(const char *path, size_t len)
+{
+	const char *base = path;
+	for (size_t i = 0; i < len; i++)
+		if (path[i] == '/')
+			base = path + i + 1;
+	size_t n = path + len - base;
+	char *name = guest_xmalloc(n + 1);
+	memcpy(name, base, n);
+	name[n] = '\0';
+	char *ko = strstr(name, ".ko");
+	if (ko)
+		*ko = '\0';
+	for (char *p = name; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return name;
+}
+
+static void add_dep_line(ModTable *t, char *line)
+{
+	char *colon = strchr(line, ':');
+	if (!colon)
+		return;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 1024;
+		ModDep *v = guest_xmalloc(sizeof(*v) * t->cap);
+		if (t->n)
+			memcpy(v, t->v, sizeof(*v) * t->n);
+		free(t->v);
+		t->v = v;
+	}
+	ModDep *m = &t->v[t->n++];
+	m->name = module_name(line, colon - line);
+	m->path = guest_xformat("%.*s", (int)(colon - line), line);
+	m->deps = guest_xstrdup(colon + 1 + strspn(colon + 1, " "));
+}
+
+static int load_table(Guest *g)
+{
+	char *path = guest_xformat("%s/modules.dep", g->moddir);
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		int e = errno;
+		guest_error(g, -e, "cannot read %s: %s", path, strerror(e));
+		free(path);
+		return -e;
+	}
+	g->mods = guest_xmalloc(sizeof(ModTable));
+	memset(g->mods, 0, sizeof(ModTable));
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		add_dep_line(g->mods, line);
+	}
+	fclose(f);
+	free(path);
+	path = guest_xformat("%s/modules.builtin", g->moddir);
+	f = fopen(path, "re");
+	while (f && (n = getline(&line, &cap, f)) > 0)
+		strlist_push(&g->mods->builtin, module_name(line, strcspn(line, "\n")));
+	if (f)
+		fclose(f);
+	free(path);
+	free(line);
+	return 0;
+}
+
+static ModDep *find_by(ModTable *t, const char *key, bool by_path)
+{
+	for (int i = 0; i < t->n; i++)
+		if (!strcmp(by_path ? t->v[i].path : t->v[i].name, key))
+			return &t->v[i];
+	return NULL;
+}
+
+/* Depth first: a module's dependencies before it, each once. */
+static void add_with_deps(ModTable *t, ModDep *m, StrList *order, int depth)
+{
+	if (strlist_has(order, m->path) || depth > 64)
+		return;
+	char *deps = guest_xstrdup(m->deps);
+	for (char *save, *p = strtok_r(deps, " \t", &save); p; p = strtok_r(NULL, " \t", &save)) {
+		ModDep *d = find_by(t, p, true);
+		if (d)
+			add_with_deps(t, d, order, depth + 1);
+	}
+	free(deps);
+	if (!strlist_has(order, m->path))
+		strlist_push(order, guest_xstrdup(m->path));
+}
+
+int guest_resolve_module(Guest *g, const char *name, StrList *order)
+{
+	if (!g->mods) {
+		int rc = load_table(g);
+		if (rc)
+			return rc;
+	}
+	char *key = module_name(name, strlen(name));
+	ModDep *m = find_by(g->mods, key, false);
+	int rc = 0;
+	if (m)
+		add_with_deps(g->mods, m, order, 0);
+	else if (strlist_has(&g->mods->builtin, key))
+		guest_note(g, "module %s is built into %s", name, g->release);
+	else
+		rc = guest_error(g, -ENOENT, "no guest module '%s' in %s/modules.dep", name,
+				 g->moddir);
+	free(key);
+	return rc;
+}
+
+void guest_free_modules(Guest *g)
+{
+	if (!g->mods)
+		return;
+	for (int i = 0; i < g->mods->n; i++) {
+		free(g->mods->v[i].name);
+		free(g->mods->v[i].path);
+		free(g->mods->v[i].deps);
+	}
+	free(g->mods->v);
+	strlist_free(&g->mods->builtin);
+	free(g->mods);
+	g->mods = NULL;
+}
+
+static const Codec *codec_by_suffix(const char *path)
+{
+	size_t n = strlen(path);
+	for (size_t i = 0; i < NCODECS; i++) {
+		size_t s = strlen(codecs[i].suffix);
+		if (n > s && !strcmp(path + n - s, codecs[i].suffix))
+			return &codecs[i];
+	}
+	return NULL;
+}
+
+bool guest_compressed_name(const char *path)
+{
+	return codec_by_suffix(path) != NULL;
+}
+
+int guest_decompress_file(Guest *g, const char *src, const char *dst)
+{
+	const Codec *c = codec_by_suffix(src);
+	int in = open(src, O_RDONLY | O_CLOEXEC);
+	int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int rc;
+	if (!c || in < 0 || out < 0)
+		rc = guest_error(g, -errno, "cannot decompress %s: %s", src,
+				 c ? strerror(errno) : "unknown compression");
+	else if ((rc = run_codec(g, c, in, out)) == -EIO)
+		guest_error(g, rc, "%s could not decompress %s", c->name, src);
+	else if (rc < 0 && rc != -EINTR)
+		guest_error(g, rc, "cannot run %s: %s (install %s)", c->name, strerror(-rc),
+			    c->package);
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return rc;
+}

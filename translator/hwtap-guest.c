@@ -1,0 +1,165 @@
+/* hwtap-guest.c - run shell commands in hwtap's QEMU guest: a developer tool over
+ * guest_run() (guest.h), and what the testsuite drives it with.
+ *
+ *   hwtap-guest [--vm-cpus N] [--vm-mem MB] [--vm-kernel RELEASE] [--vm-modprobe NAME]...
+ *               [--vm-file SRC[:DST]]... [--timeout S] [-k] [-v] -- 'SHELL COMMANDS'
+ */
+#include "guest.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	EXIT_USAGE = 2,
+	EXIT_TIMEOUT = 124,
+	EXIT_PROBLEM = 125,     /* the kernel reported a problem, or the guest died */
+	EXIT_NO_GUEST = 126,    /* the guest could not be started */
+};
+
+static const char usage_text[] =
+	"Usage: hwtap-guest [OPTIONS] [--] 'SHELL COMMANDS'...\n"
+	"Boot hwtap's throwaway QEMU guest (the stock kernel, busybox), run the commands in it\n"
+	"with busybox sh, relay their stdout and stderr, and exit with their status.\n"
+	"\n"
+	"  --vm-cpus N            guest CPUs (default 2)\n"
+	"  --vm-mem MB            guest memory (default 512)\n"
+	"  --vm-kernel RELEASE    kernel release in /boot and /lib/modules (default: the\n"
+	"                         newest with a vmlinuz and a build tree)\n"
+	"  --vm-modprobe NAME     load guest module NAME and its dependencies first (repeat)\n"
+	"  --vm-file SRC[:DST]    copy host file SRC in, to DST (default /root/BASENAME) (repeat)\n"
+	"  --timeout S            stop the guest after S seconds (default 120)\n"
+	"  -k, --keep             keep the work folder (initramfs, logs) and say where\n"
+	"  -v, --verbose          say what happens, with timings; twice: also the kernel log\n"
+	"  -h, --help             print this help and exit\n"
+	"\n"
+	"Exit status: the commands' own; 124 when the guest timed out; 125 when the guest\n"
+	"kernel reported a problem (oops, BUG, WARNING, panic, lockup: its log is printed) or\n"
+	"the guest stopped without a status; 126 when the guest could not be started; 2 for a\n"
+	"usage error.\n";
+
+__attribute__((noreturn, format(printf, 1, 2)))
+static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("hwtap-guest: error: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'hwtap-guest --help' for more information.\n", stderr);
+	exit(EXIT_USAGE);
+}
+
+static int parse_number(const char *option, const char *arg, int min, int max)
+{
+	char *end;
+	long n = strtol(arg, &end, 10);
+	if (!*arg || *end || n < min || n > max)
+		usage_error("%s: invalid value '%s': expected a number from %d to %d", option, arg,
+			    min, max);
+	return n;
+}
+
+/* A NULL-terminated list that grows by one. */
+static const char **list_add(const char **list, int *n, const char *item)
+{
+	const char **v = realloc(list, sizeof(*v) * (*n + 2));
+	if (!v) {
+		fputs("hwtap-guest: error: out of memory\n", stderr);
+		exit(EXIT_NO_GUEST);
+	}
+	v[(*n)++] = item;
+	v[*n] = NULL;
+	return v;
+}
+
+/* The words after the options, joined with spaces like ssh does. */
+static char *join_words(char **words, int n)
+{
+	size_t len = 1;
+	for (int i = 0; i < n; i++)
+		len += strlen(words[i]) + 1;
+	char *s = calloc(1, len);
+	if (!s)
+		exit(EXIT_NO_GUEST);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, words[i]);
+	}
+	return s;
+}
+
+enum { OPT_CPUS = 256, OPT_MEM, OPT_KERNEL, OPT_MODPROBE, OPT_FILE, OPT_TIMEOUT };
+
+static const struct option long_options[] = {
+	{ "vm-cpus", required_argument, NULL, OPT_CPUS },
+	{ "vm-mem", required_argument, NULL, OPT_MEM },
+	{ "vm-kernel", required_argument, NULL, OPT_KERNEL },
+	{ "vm-modprobe", required_argument, NULL, OPT_MODPROBE },
+	{ "vm-file", required_argument, NULL, OPT_FILE },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "keep", no_argument, NULL, 'k' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+static void parse_args(int argc, char **argv, GuestOptions *o)
+{
+	int nmod = 0, nfile = 0, c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:kvh", long_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_CPUS: o->cpus = parse_number("--vm-cpus", optarg, 1, 64); break;
+		case OPT_MEM: o->mem_mb = parse_number("--vm-mem", optarg, 128, 1 << 20); break;
+		case OPT_KERNEL: o->release = optarg; break;
+		case OPT_MODPROBE: o->modprobe = list_add(o->modprobe, &nmod, optarg); break;
+		case OPT_FILE: o->files = list_add(o->files, &nfile, optarg); break;
+		case OPT_TIMEOUT:
+			o->timeout_s = parse_number("--timeout", optarg, 1, INT_MAX / 2);
+			break;
+		case 'k': o->keep = true; break;
+		case 'v': o->verbose++; break;
+		case 'h': fputs(usage_text, stdout); exit(0);
+		case ':': usage_error("option '%s' needs a value", argv[optind - 1]);
+		default: usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		usage_error("no shell commands given (hwtap-guest [OPTIONS] -- 'COMMANDS')");
+	o->script = join_words(argv + optind, argc - optind);
+}
+
+static void print_log(const char *intro, const char *log)
+{
+	size_t n = strlen(log);
+	fprintf(stderr, "hwtap-guest: %s\n%s%s", intro, log, n && log[n - 1] != '\n' ? "\n" : "");
+}
+
+int main(int argc, char **argv)
+{
+	GuestOptions o = { 0 };
+	GuestResult r;
+	parse_args(argc, argv, &o);
+	if (guest_run(&o, stdout, stderr, &r) < 0)
+		return EXIT_NO_GUEST;
+	fflush(stdout);
+	int status = r.status;
+	if (r.kernel_problem) {
+		print_log("the guest kernel reported a problem:", r.problem_log);
+		status = EXIT_PROBLEM;
+	} else if (r.timed_out) {
+		status = EXIT_TIMEOUT;
+	} else if (r.status < 0) {
+		print_log("the guest's kernel log:", r.problem_log ? r.problem_log : "");
+		status = EXIT_PROBLEM;
+	}
+	guest_result_free(&r);
+	free(o.modprobe);
+	free(o.files);
+	free((char *)o.script);
+	return status;
+}

@@ -1,7 +1,8 @@
 #!/bin/bash
 # bootstrap.sh - from a fresh Debian 12 checkout to a built (and optionally tested) hwtap.
 #
-#   ./bootstrap.sh          install missing packages, build, run examples/hello.stp through -p2
+#   ./bootstrap.sh          install missing packages, build, run examples/countdown.stp (in
+#                           the QEMU guest where this kernel takes no modules)
 #   ./bootstrap.sh check    the same, then `make check' (exits non-zero if any test fails)
 #
 # Packages are installed with apt-get (as root, or through sudo) only when some are missing,
@@ -28,6 +29,7 @@ packages=(
 	build-essential autoconf automake pkg-config dejagnu
 	clang libclang-rt-14-dev        # libFuzzer runtime for make fuzz
 	libelf-dev libpfm4-dev
+	zlib1g-dev                      # static libelf.a needs libz.a (loader/hwtap-run is static)
 	systemtap                       # its tapset is the parse corpus
 	linux-headers-amd64 linux-image-amd64
 	qemu-system-x86 busybox-static
@@ -68,8 +70,8 @@ say "./configure"
 say "make -j2"
 make -j2
 
-say "translator/hwtap -p2 examples/hello.stp"
-translator/hwtap -p2 examples/hello.stp
+say "translator/hwtap examples/countdown.stp"
+translator/hwtap examples/countdown.stp
 
 if [ "$mode" = check ]; then
 	say "make check"

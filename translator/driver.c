@@ -158,3 +158,41 @@ int run_front_end(Session *s, const char *name, const char *text, size_t len)
 		print_elaborated(s->out ? s->out : stdout, s);
 	return 0;
 }
+
+/* A module name from the script: hwtap_ and a hash of its text and settings. */
+static char *default_module_name(Session *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const char *parts[] = {s->user->file->text, s->kernel_release};
+	for (size_t i = 0; i < 2; i++)
+		for (const char *p = parts[i]; *p; p++)
+			h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+	for (int i = 0; i < s->defines.len; i++)
+		for (const char *p = s->defines.data[i]; *p; p++)
+			h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+	return xformat("hwtap_%08llx", (unsigned long long)(h & 0xffffffff));
+}
+
+int run_back_end(Session *s)
+{
+	const char *name = s->module_name ? s->module_name : default_module_name(s);
+	s->failed_pass = 3;
+	StrBuf c = {0};
+	if (translate(s, name, &c))
+		return 1;
+	if (s->pass == 3) {
+		fputs(c.buf, stdout);
+		return 0;
+	}
+	s->failed_pass = 4;
+	char *ko = build_module(s, name, c.buf);
+	if (!ko)
+		return 1;
+	if (s->pass == 4) {
+		puts(ko);
+		return 0;
+	}
+	s->failed_pass = 5;
+	s->exit_status = run_module(s, ko, name);
+	return 0;
+}

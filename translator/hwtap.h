@@ -358,15 +358,41 @@ struct Symbol {
 	bool read;
 };
 
+/* print, printf, sprintf ...: functions of the language itself */
+typedef struct Builtin {
+	const char *name;
+	int min_args;                    /* -1: printf-like, the format first */
+	bool returns_string;
+	bool newline;
+	bool delimited;                  /* printd: the delimiter first */
+} Builtin;
+
 int elaborate(Session *s);                /* 0, or the number of errors */
+const Builtin *find_builtin(const char *name);
 bool is_print_builtin(const char *name);  /* print, printf, sprintf ... */
 void print_elaborated(FILE *out, Session *s);
+
+/* ---- translate.c: pass 3 ------------------------------------------------------------- */
+
+int translate(Session *s, const char *module_name, StrBuf *out);   /* 0 or errors */
+
+/* ---- build.c: pass 4 ----------------------------------------------------------------- */
+
+/* Builds the module; returns the path of the .ko (in the cache), or NULL after saying
+ * why. */
+char *build_module(Session *s, const char *module_name, const char *source);
+
+/* ---- run.c: pass 5 ------------------------------------------------------------------ */
+
+int run_module(Session *s, const char *ko_path, const char *module_name);  /* exit status */
+const char *runtime_parent(Session *s);
 
 /* ---- main.c: the session ------------------------------------------------------------ */
 
 struct Session {
 	int pass;                         /* 1..5 */
 	int failed_pass;                  /* set by run_front_end() */
+	int exit_status;                  /* pass 5: the module run's */
 	FILE *out;                        /* -p1/-p2 output; NULL: stdout */
 	int verbose;
 	bool guru;
@@ -383,6 +409,13 @@ struct Session {
 	char *kconfig;                    /* .config contents, or NULL: session_kconfig() */
 	bool kconfig_loaded;
 
+	const char *module_name;          /* -m */
+	int bufsize_mb;                   /* -s */
+	bool vm;                          /* --vm: run in the QEMU guest */
+	int vm_cpus, vm_mem, vm_timeout;
+	VEC(char *) vm_modprobe;
+	VEC(char *) vm_files;
+
 	Script *user;                     /* the script given on the command line */
 	VEC(Script *) tapsets;
 	VEC(Macro *) library_macros;      /* pp.c's macros from the tapset's .stpm files */
@@ -396,5 +429,6 @@ void session_set_kernel(Session *s, const char *release_or_build_dir);
 const char *session_kconfig(Session *s);
 const char *session_config_value(Session *s, const char *config_name);
 int run_front_end(Session *s, const char *name, const char *text, size_t len);
+int run_back_end(Session *s);                 /* passes 3-5: the exit status */
 
 #endif

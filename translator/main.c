@@ -18,7 +18,8 @@ static const char usage_text[] =
 	"A SCRIPT of '-' is read from standard input; ARGs are the script's $1/@1 ...\n"
 	"\n"
 	"  -p N              stop after pass N: 1 parse (prints the script normalized),\n"
-	"                    2 elaborate (prints probes, globals and functions)\n"
+	"                    2 elaborate (prints probes, globals and functions), 3 C code\n"
+	"                    (prints it), 4 module (prints its path), 5 run (default)\n"
 	"  -e SCRIPT         run the script given on the command line\n"
 	"  -I DIR            also search DIR for tapset .stp and .stpm files\n"
 	"  -D NAME=VALUE     set a limit (MAXACTION, MAXMAPENTRIES, ...) for the module\n"
@@ -27,11 +28,19 @@ static const char usage_text[] =
 	"  -v                more messages (repeat for more)\n"
 	"  -l PATTERN        list the probe points that match PATTERN, e.g. 'timer.*'\n"
 	"  -L PATTERN        the same, with each point's context variables\n"
+	"  -m NAME           name the module (default hwtap_HASH)\n"
+	"  -s MB             output buffer per CPU in MiB (default 256 KiB)\n"
+	"      --vm          run in a QEMU guest (the default where this kernel cannot\n"
+	"                    load modules); --vm-kernel=RELEASE (same as -r),\n"
+	"                    --vm-cpus=N (2), --vm-mem=MB (512), --vm-modprobe=MODULE,\n"
+	"                    --vm-file=SRC[:DST], --vm-timeout=SECONDS (120)\n"
 	"      --compatible=VERSION  the SystemTap version systemtap_v compares with (4.8)\n"
 	"      --version     print the version and exit\n"
 	"      --help        print this help and exit\n"
 	"\n"
-	"Passes 3-5 (C code, kernel module, run) are not part of this version yet.\n";
+	"Pass 3 translates begin, end, error and timer probes with scalar variables,\n"
+	"strings, functions and printing; arrays, statistics, perf and ras probes are\n"
+	"translated in a later version.\n";
 
 __attribute__((noreturn, format(printf, 1, 2)))
 static void usage_error(const char *fmt, ...)
@@ -78,6 +87,28 @@ static int parse_pass(const char *arg)
 	return n;
 }
 
+static int positive(const char *arg, const char *option, long max)
+{
+	char *end;
+	long n = strtol(arg, &end, 10);
+	if (*end || n < 1 || n > max)
+		usage_error("%s needs a number from 1 to %ld, not '%s'", option, max, arg);
+	return n;
+}
+
+/* A module name is a C identifier of at most 55 characters (MODULE_NAME_LEN 56). */
+static void check_module_name(const char *arg)
+{
+	size_t n = strlen(arg);
+	if (!n || n > 55)
+		usage_error("-m needs a module name of 1 to 55 characters, not '%s'", arg);
+	for (size_t i = 0; i < n; i++)
+		if (!(arg[i] == '_' || (arg[i] >= 'A' && arg[i] <= 'Z') ||
+		      (arg[i] >= 'a' && arg[i] <= 'z') || (i && arg[i] >= '0' && arg[i] <= '9')))
+			usage_error("-m name '%s' is not a valid module name (letters, digits, '_')",
+				    arg);
+}
+
 static void check_define(const char *arg)
 {
 	const char *eq = strchr(arg, '=');
@@ -92,11 +123,21 @@ static void check_define(const char *arg)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_VERSION = 256, OPT_HELP, OPT_COMPAT };
+	enum {
+		OPT_VERSION = 256, OPT_HELP, OPT_COMPAT, OPT_VM, OPT_VM_CPUS, OPT_VM_MEM,
+		OPT_VM_MODPROBE, OPT_VM_FILE, OPT_VM_TIMEOUT,
+	};
 	static const struct option longopts[] = {
 		{"version", no_argument, NULL, OPT_VERSION},
 		{"help", no_argument, NULL, OPT_HELP},
 		{"compatible", required_argument, NULL, OPT_COMPAT},
+		{"vm", no_argument, NULL, OPT_VM},
+		{"vm-cpus", required_argument, NULL, OPT_VM_CPUS},
+		{"vm-mem", required_argument, NULL, OPT_VM_MEM},
+		{"vm-kernel", required_argument, NULL, 'r'},
+		{"vm-modprobe", required_argument, NULL, OPT_VM_MODPROBE},
+		{"vm-file", required_argument, NULL, OPT_VM_FILE},
+		{"vm-timeout", required_argument, NULL, OPT_VM_TIMEOUT},
 		{0, 0, 0, 0},
 	};
 	Session s;
@@ -105,8 +146,16 @@ int main(int argc, char **argv)
 	bool list_vars = false;
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:e:I:D:r:gvl:L:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:e:I:D:r:m:s:gvl:L:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'm': check_module_name(optarg); s.module_name = optarg; break;
+		case 's': s.bufsize_mb = positive(optarg, "-s", 4096); break;
+		case OPT_VM: s.vm = true; break;
+		case OPT_VM_CPUS: s.vm_cpus = positive(optarg, "--vm-cpus", 64); break;
+		case OPT_VM_MEM: s.vm_mem = positive(optarg, "--vm-mem", 65536); break;
+		case OPT_VM_TIMEOUT: s.vm_timeout = positive(optarg, "--vm-timeout", 86400); break;
+		case OPT_VM_MODPROBE: vec_push(&s.vm_modprobe, optarg); break;
+		case OPT_VM_FILE: vec_push(&s.vm_files, optarg); break;
 		case 'p': s.pass = parse_pass(optarg); break;
 		case 'e': inline_script = optarg; break;
 		case 'I': vec_push(&s.include_dirs, optarg); break;
@@ -156,15 +205,11 @@ int main(int argc, char **argv)
 	}
 	for (; optind < argc; optind++)
 		vec_push(&s.args, argv[optind]);
-	if (s.pass > 2) {
-		fputs("hwtap: error: passes 3-5 (C code, kernel module, run) are not part of this "
-		      "version yet; use -p1 or -p2\n", stderr);
-		return 1;
-	}
-	if (run_front_end(&s, name, text, len)) {
+	if (run_front_end(&s, name, text, len) || (s.pass > 2 && run_back_end(&s) &&
+						     s.failed_pass < 5)) {
 		fprintf(stderr, "hwtap: pass %d failed with %d error%s\n", s.failed_pass,
 			diag_errors, diag_errors == 1 ? "" : "s");
 		return 1;
 	}
-	return 0;
+	return s.pass == 5 ? s.exit_status : 0;
 }

@@ -159,22 +159,15 @@ static Symbol *resolve_var(Ctx *c, Node *n)
 	return sym;
 }
 
-typedef struct {
-	const char *name;
-	int min_args;               /* -1: printf-like, the format first */
-	bool returns_string;
-	bool newline;
-} Builtin;
-
 static const Builtin builtins[] = {
-	{"print", 1, false, false},   {"println", 0, false, true},
-	{"sprint", 1, true, false},   {"sprintln", 0, true, true},
-	{"printf", -1, false, false}, {"sprintf", -1, true, false},
-	{"printd", 2, false, false},  {"printdln", 2, false, true},
-	{"sprintd", 2, true, false},  {"sprintdln", 2, true, true},
+	{"print", 1, false, false, false},   {"println", 0, false, true, false},
+	{"sprint", 1, true, false, false},   {"sprintln", 0, true, true, false},
+	{"printf", -1, false, false, false}, {"sprintf", -1, true, false, false},
+	{"printd", 2, false, false, true},   {"printdln", 2, false, true, true},
+	{"sprintd", 2, true, false, true},   {"sprintdln", 2, true, true, true},
 };
 
-static const Builtin *find_builtin(const char *name)
+const Builtin *find_builtin(const char *name)
 {
 	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
 		if (!strcmp(builtins[i].name, name))
@@ -530,7 +523,7 @@ static Type walk_builtin(Ctx *c, Node *n, const Builtin *b)
 		check_format(c, n);
 	} else {
 		int from = 0;
-		if (b->min_args == 2) {               /* printd: the delimiter first */
+		if (b->delimited) {                   /* printd: the delimiter first */
 			Node *d = n->args.data[0];
 			walk(c, d, TY_STRING);
 			if (d->kind != N_STR && c->report)
@@ -541,7 +534,7 @@ static Type walk_builtin(Ctx *c, Node *n, const Builtin *b)
 		for (int i = from; i < n->args.len; i++) {
 			Node *a = n->args.data[i];
 			Type t = walk(c, a, TY_UNKNOWN);
-			if (t == TY_HIST && (n->args.len != 1 || b->min_args == 2) && c->report)
+			if (t == TY_HIST && (n->args.len != 1 || b->delimited) && c->report)
 				error_at(a->tok, "a histogram must be printed on its own");
 			else if (t == TY_STATS && c->report)
 				error_at(a->tok, "statistics cannot be printed directly: print "
@@ -965,6 +958,8 @@ static Type walk(Ctx *c, Node *n, Type want)
 	case N_REGEX: t = walk_regex(c, n); break;
 	case N_TERNARY: {
 		walk(c, n->cond, TY_LONG);
+		if (n->cond->kind == N_AT_DEFINED)  /* @defined(x) ? x : y: one side is dead */
+			return n->type = walk(c, n->cond->num ? n->then : n->els, want);
 		Type a = walk_checked(c, n->then, want);
 		Type b = walk_checked(c, n->els, a != TY_UNKNOWN ? a : want);
 		if (a == TY_UNKNOWN && b != TY_UNKNOWN)
@@ -1106,6 +1101,12 @@ static void walk_stmt(Ctx *c, Node *n)
 	}
 	case N_IF:
 		walk_cond(c, n->cond);
+		if (n->cond->kind == N_AT_DEFINED) {   /* if (@defined(x)): one side is dead */
+			Node *live = n->cond->num ? n->then : n->els;
+			if (live)
+				walk_stmt(c, live);
+			return;
+		}
 		walk_stmt(c, n->then);
 		if (n->els)
 			walk_stmt(c, n->els);

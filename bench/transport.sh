@@ -1,0 +1,70 @@
+#!/bin/bash
+# bench/transport.sh - what the module runtime's transport and the loader cost, measured in
+# hwtap's QEMU guest (TCG: expect real hardware to be several times faster) with the test
+# module testsuite/hwtap.run/module/testmod.c:
+#   - one _hwtap_write() of 64 bytes (and of 4000): 1e5 (2e4) calls in a row in process
+#     context, timed in the module with ktime_get_ns(); with room, and with the buffer full
+#     (the drop path)
+#   - throughput: a 1 ms hrtimer on each CPU writes N records of 4000 bytes per tick for
+#     2 s while hwtap-run relays them to /dev/null; the largest N without drops, per CPU,
+#     with the default 256 KiB buffers and with 4 MiB ones
+#   - hwtap-run from its start to the first record of a module whose begin probe prints
+#     one line (median of 5), with its parts: reading .modinfo, finit_module, "start"
+#   bench/transport.sh [RELEASE]      (default: the guest's, as hwtap-guest picks it)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+g=translator/hwtap-guest
+run=loader/hwtap-run
+[ -x "$g" ] && [ -x "$run" ] || { echo "bench/transport.sh: run make first" >&2; exit 1; }
+release=${1:-$(ls -d /lib/modules/*/build | sed 's|/lib/modules/||; s|/build||' | sort -V | tail -1)}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+cp testsuite/hwtap.run/module/testmod.c testsuite/hwtap.run/module/Kbuild "$tmp"
+make -s -C "/lib/modules/$release/build" M="$tmp" HWTAP_TOP="$PWD" modules 2>&1 |
+	grep -v 'Skipping BTF' >&2 || true
+
+script='r() { ./hwtap-run -o /dev/null testmod.ko "$@" 2>&1; }
+for i in 1 2 3; do r bench=100000 bench_size=64 hwtap_bufsize_kb=16384 exit_in_begin=1; done
+r bench=100000 bench_size=64 hwtap_bufsize_kb=8 exit_in_begin=1 | grep bench
+for i in 1 2 3; do r bench=20000 bench_size=4000 hwtap_bufsize_kb=131072 exit_in_begin=1; done
+for kb in 256 4096; do for n in 2 4 6 8 10 12 16 24 32; do
+	echo "tput $kb $n $(r tput=$n ticks=2000 hwtap_bufsize_kb=$kb | tr "\n" " ")"
+done; done
+for i in 1 2 3 4 5; do ./hwtap-run -v testmod.ko begin_lines=1 exit_in_begin=1 2>&1 >/dev/null; done'
+"$g" --timeout 600 --vm-file "$run" --vm-file "$tmp/testmod.ko" -- "$script" > "$tmp/out"
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+ns() { grep "writes of $1 bytes" "$tmp/out" | grep " 0 dropped" | sed 's/.*: \([0-9]*\) ns each.*/\1/'; }
+printf '%-52s %s ns  (runs: %s)\n' "_hwtap_write, 64 bytes, median of 3" \
+	"$(ns 64 | median)" "$(ns 64 | tr '\n' ' ' | sed 's/ $//')"
+printf '%-52s %s ns\n' "_hwtap_write, 64 bytes, buffer full (dropped)" \
+	"$(grep -v ' 0 dropped' "$tmp/out" | sed -n 's/.*of 64 bytes: \([0-9]*\) ns each.*/\1/p')"
+printf '%-52s %s ns  (runs: %s)\n' "_hwtap_write, 4000 bytes, median of 3" \
+	"$(ns 4000 | median)" "$(ns 4000 | tr '\n' ' ' | sed 's/ $//')"
+# TCG and a busy host make single runs noisy: the largest clean N, where drops first
+# appear, and the most records relayed (the reader's ceiling) are all worth a look.
+for kb in 256 4096; do
+	t=$(awk -v kb=$kb '$1 == "tput" && $2 == kb' "$tmp/out")
+	best=$(echo "$t" | awk '!/dropped/ { n = $3 } END { print n + 0 }')
+	first=$(echo "$t" | awk '/dropped/ { print $3; exit }')
+	top=$(echo "$t" | awk '{ if ($6 > m) m = $6 } END { print m + 0 }')
+	printf '%-52s %s records/ms = %s MB/s per CPU (first drops at %s/ms)\n' \
+		"largest rate without drops, ${kb} KiB per CPU" "$best" "$((best * 4))" "${first:--}"
+	printf '%-52s %s records/s = %s MB/s, all CPUs\n' "  most relayed in 2 s" \
+		"$((top / 2))" "$((top * 4000 / 2 / 1000000))"
+done
+grep '^tput' "$tmp/out" | sed 's/WARNING: //; s/^/  /'
+# Per run of hwtap-run -v: when loading began (after .modinfo), when finit_module returned,
+# how long "start" took, when the first record came; all from hwtap-run's start.
+awk '/parameters .* \(at/ { sub(/.*\(at /, ""); b = $1 }
+     /: loaded \(at/ { sub(/.*\(at /, ""); l = $1 }
+     /started in/ { sub(/.*started in /, ""); s = $1 }
+     /first output \(at/ { sub(/.*\(at /, ""); f = $1 }
+     /: unloaded \(at/ { print b, l - b, s, f }' "$tmp/out" > "$tmp/lat"
+col() { awk -v c=$1 '{ print $c }' "$tmp/lat" | median; }
+printf '%-52s %s ms  (runs: %s)\n' "hwtap-run start to first output, median of 5" \
+	"$(col 4)" "$(awk '{ print $4 }' "$tmp/lat" | tr '\n' ' ' | sed 's/ $//')"
+printf '%-52s %s ms\n' "  .modinfo, vermagic, parameters checked" "$(col 1)"
+printf '%-52s %s ms\n' "  finit_module" "$(col 2)"
+printf '%-52s %s ms\n' "  start: the ctl write (begin probes)" "$(col 3)"

@@ -1,0 +1,598 @@
+/* hwtap-run.c - load a hwtap module, relay its output, stop it, unload it.
+ *
+ *   hwtap-run [-o FILE] [-v] MODULE.ko [PARAM=VALUE ...]
+ *
+ * 1. Checks: root; MODULE.ko's .modinfo (name, vermagic, parameters) read with libelf;
+ *    vermagic's kernel release against uname -r; each PARAM against the module's own.
+ * 2. finit_module(MODULE.ko, "PARAM=VALUE ...").
+ * 3. Opens /proc/hwtap_NAME/out and ctl (runtime/protocol.h); a child process writes
+ *    "start" to ctl: the module runs its begin probes and starts its other probes, and
+ *    the write fails with their error, which the child's exit status carries. Meanwhile
+ *    the parent reads, so that begin output can be larger than the buffers.
+ * 4. Relays the records of `out' until end of file: stream 1 to stdout (or FILE), stream 2
+ *    (ERROR:/WARNING: messages) to stderr, each batch with one write per stream run, so
+ *    the two stay in order. SIGINT, SIGTERM and SIGHUP write "stop" to ctl: the module
+ *    stops its probes, runs its end probes and closes `out'; the relay goes on to the end.
+ * 5. Reads the counters from ctl; reports errors and skipped probes the way SystemTap
+ *    does, and dropped records; closes the files and unloads the module (delete_module,
+ *    O_NONBLOCK, retried while the kernel says busy).
+ *
+ * Exit status: 0 for a clean run; 1 when the run had errors or could not start, or when
+ * anything here failed. Linked statically: it runs in hwtap's busybox guest as it is.
+ */
+#define _GNU_SOURCE
+#include "loader.h"
+#include "../runtime/protocol.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UNLOAD_TRIES    500             /* delete_module retries, 10 ms apart */
+#define READ_SIZE       65536
+
+static const char usage_text[] =
+	"Usage: hwtap-run [-o FILE] [-v] MODULE.ko [PARAM=VALUE ...]\n"
+	"Load a kernel module built by hwtap, relay its output until it ends, unload it.\n"
+	"\n"
+	"  -o FILE    write the script's output to FILE instead of stdout\n"
+	"  -v         say what happens, with timings\n"
+	"  -h         print this help and exit\n"
+	"\n"
+	"SIGINT, SIGTERM and SIGHUP stop the probes; the end probes still run and their\n"
+	"output is relayed. Exit status: 0 for a clean run, 1 after script errors or any\n"
+	"failure. Must run as root.\n";
+
+typedef struct Sink {
+	int fd;
+	const char *name;       /* "stdout", "stderr" or the -o FILE, for messages */
+	bool failed;
+} Sink;
+
+typedef struct Run {
+	const char *ko;         /* MODULE.ko as given */
+	char **params;          /* PARAM=VALUE words */
+	int nparams;
+	const char *output;     /* -o FILE, or NULL */
+	int verbose;
+	ModInfo mi;
+	char *param_string;     /* what finit_module gets */
+	char *out_path, *ctl_path;
+	int out_fd, ctl_fd;
+	Sink sinks[3];          /* [HWTAP_STREAM_OUT], [HWTAP_STREAM_ERR] */
+	sigset_t wait_mask;     /* while waiting for output: the stop signals unblocked */
+	pid_t starter;          /* the child writing "start", until reaped */
+	bool stop_sent;
+	bool got_output;
+	bool failed;            /* something here went wrong: exit status 1 */
+	double t0;
+	long long errors, skipped, dropped;
+} Run;
+
+static volatile sig_atomic_t caught_signal;
+
+/* ---- messages ------------------------------------------------------------------------- */
+
+__attribute__((format(printf, 1, 2)))
+static void error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("hwtap-run: error: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+__attribute__((noreturn, format(printf, 1, 2)))
+static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("hwtap-run: error: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'hwtap-run -h' for more information.\n", stderr);
+	exit(1);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* -v: "hwtap-run: NAME: MESSAGE (at T ms)". */
+__attribute__((format(printf, 2, 3)))
+static void note(const Run *r, const char *fmt, ...)
+{
+	if (!r->verbose)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "hwtap-run: %s: ", r->mi.name ? r->mi.name : r->ko);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, " (at %.1f ms)\n", (now() - r->t0) * 1e3);
+	va_end(ap);
+}
+
+static char *xformat(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xformat(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0) {
+		fputs("hwtap-run: error: out of memory\n", stderr);
+		exit(1);
+	}
+	va_end(ap);
+	return s;
+}
+
+/* "MODULE.ko (module NAME, parameters 'P')": what every error about the module says. */
+static char *describe(const Run *r)
+{
+	if (!r->param_string || !*r->param_string)
+		return xformat("%s (module %s, no parameters)", r->ko, r->mi.name);
+	return xformat("%s (module %s, parameters '%s')", r->ko, r->mi.name, r->param_string);
+}
+
+/* ---- checks before loading ------------------------------------------------------------ */
+
+static void parse_args(int argc, char **argv, Run *r)
+{
+	int c;
+	opterr = 0;
+	while ((c = getopt(argc, argv, "+o:vh")) != -1) {
+		switch (c) {
+		case 'o': r->output = optarg; break;
+		case 'v': r->verbose++; break;
+		case 'h': fputs(usage_text, stdout); exit(0);
+		case ':': usage_error("option '-%c' needs a value", optopt);
+		default: usage_error("unknown option '-%c'", optopt);
+		}
+	}
+	if (optind >= argc)
+		usage_error("no module given (hwtap-run [-o FILE] [-v] MODULE.ko "
+			    "[PARAM=VALUE ...])");
+	r->ko = argv[optind];
+	r->params = argv + optind + 1;
+	r->nparams = argc - optind - 1;
+}
+
+/* Why WORD (PARAM[=VALUE]) cannot go to the module, or NULL when it can. */
+static char *param_problem(const Run *r, const char *word, int name_len)
+{
+	if (!name_len)
+		return xformat("%s: parameter '%s' has no name", r->ko, word);
+	if (!modinfo_has_param(&r->mi, word, name_len))
+		return xformat("%s (module %s) has no parameter '%.*s'", r->ko, r->mi.name,
+			       name_len, word);
+	if (strchr(word + name_len, '"'))
+		return xformat("%s: parameter '%.*s': a value cannot hold '\"'", r->ko, name_len,
+			       word);
+	return NULL;
+}
+
+/* One PARAM[=VALUE] word for finit_module: a value with white space gets double quotes.
+ * NULL (and a message) when the module does not take it. */
+static char *param_word(const Run *r, const char *word)
+{
+	int name_len = strcspn(word, "=");
+	char *problem = param_problem(r, word, name_len);
+	if (problem) {
+		error("%s", problem);
+		free(problem);
+		return NULL;
+	}
+	const char *value = word + name_len;
+	if (*value && value[strcspn(value, " \t\n")])
+		return xformat("%.*s=\"%s\"", name_len, word, value + 1);
+	return xformat("%s", word);
+}
+
+static int build_param_string(Run *r)
+{
+	char *s = xformat("%s", "");
+	for (int i = 0; i < r->nparams; i++) {
+		char *w = param_word(r, r->params[i]);
+		if (!w) {
+			free(s);
+			return -1;
+		}
+		char *t = xformat("%s%s%s", s, *s ? " " : "", w);
+		free(s);
+		free(w);
+		s = t;
+	}
+	r->param_string = s;
+	return 0;
+}
+
+/* The module's .modinfo: an ELF module for this kernel release, with these parameters. */
+static int check_module(Run *r)
+{
+	char *why;
+	if (modinfo_read(r->ko, &r->mi, &why)) {
+		error("%s", why);
+		free(why);
+		return -1;
+	}
+	struct utsname u;
+	uname(&u);
+	if (strcmp(r->mi.release, u.release)) {
+		error("%s was built for kernel %s, but this kernel is %s", r->ko, r->mi.release,
+		      u.release);
+		return -1;
+	}
+	return build_param_string(r);
+}
+
+static int open_output(Run *r)
+{
+	r->sinks[HWTAP_STREAM_OUT] = (Sink){ .fd = 1, .name = "stdout" };
+	r->sinks[HWTAP_STREAM_ERR] = (Sink){ .fd = 2, .name = "stderr" };
+	if (!r->output)
+		return 0;
+	int fd = open(r->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		error("cannot open the output file %s: %s", r->output, strerror(errno));
+		return -1;
+	}
+	r->sinks[HWTAP_STREAM_OUT] = (Sink){ .fd = fd, .name = r->output };
+	return 0;
+}
+
+/* ---- signals -------------------------------------------------------------------------- */
+
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+static void on_stop_signal(int sig)
+{
+	caught_signal = sig;
+}
+
+/* The stop signals stay blocked except while waiting for output (ppoll), so that one
+ * arriving at any moment is seen before the next wait. */
+static void setup_signals(Run *r)
+{
+	sigset_t block;
+	sigemptyset(&block);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaddset(&block, stop_signals[i]);
+	sigprocmask(SIG_BLOCK, &block, &r->wait_mask);
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {
+		sigdelset(&r->wait_mask, stop_signals[i]);
+		sigaction(stop_signals[i], &sa, NULL);
+	}
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* ---- load and unload ------------------------------------------------------------------ */
+
+static void explain_load_error(const Run *r, int err)
+{
+	char *what = describe(r);
+	switch (err) {
+	case EEXIST:
+		error("cannot load %s: a module named '%s' is already loaded (another hwtap-run "
+		      "may be using it; 'rmmod %s' unloads it)", what, r->mi.name, r->mi.name);
+		break;
+	case ENOEXEC:
+		error("cannot load %s: the kernel does not take it as a module (%s)", what,
+		      strerror(err));
+		break;
+	case EPERM:
+		error("cannot load %s: %s (module loading disabled, or no CAP_SYS_MODULE)", what,
+		      strerror(err));
+		break;
+	default:
+		error("cannot load %s: %s; the kernel log (dmesg) may say more", what,
+		      strerror(err));
+	}
+	free(what);
+}
+
+static int load(Run *r)
+{
+	note(r, "loading %s, built for %s, parameters '%s'", r->ko, r->mi.release,
+	     r->param_string);
+	int fd = open(r->ko, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		error("cannot open %s: %s", r->ko, strerror(errno));
+		return -1;
+	}
+	int rc = syscall(SYS_finit_module, fd, r->param_string, 0);
+	int err = errno;
+	close(fd);
+	if (rc) {
+		explain_load_error(r, err);
+		return -1;
+	}
+	note(r, "loaded");
+	return 0;
+}
+
+static void close_files(Run *r)
+{
+	if (r->out_fd >= 0)
+		close(r->out_fd);
+	if (r->ctl_fd >= 0)
+		close(r->ctl_fd);
+	r->out_fd = r->ctl_fd = -1;
+}
+
+static int unload(Run *r)
+{
+	close_files(r);
+	for (int i = 0;; i++) {
+		if (!syscall(SYS_delete_module, r->mi.name, O_NONBLOCK)) {
+			note(r, "unloaded");
+			return 0;
+		}
+		if (errno == ENOENT) {
+			note(r, "already unloaded");
+			return 0;
+		}
+		if ((errno != EAGAIN && errno != EBUSY) || i == UNLOAD_TRIES)
+			break;
+		usleep(10000);
+	}
+	error("cannot unload module %s (from %s): %s; 'rmmod %s' may", r->mi.name, r->ko,
+	      strerror(errno), r->mi.name);
+	return -1;
+}
+
+/* ---- the session ---------------------------------------------------------------------- */
+
+static int write_ctl(Run *r, const char *cmd)
+{
+	char line[16];
+	int n = snprintf(line, sizeof(line), "%s\n", cmd);
+	return write(r->ctl_fd, line, n) == n ? 0 : -1;
+}
+
+static int open_proc_files(Run *r)
+{
+	r->out_path = xformat("/proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_OUT, r->mi.name);
+	r->ctl_path = xformat("/proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_CTL, r->mi.name);
+	r->out_fd = open(r->out_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (r->out_fd < 0) {
+		error("module %s: cannot open %s: %s%s", r->mi.name, r->out_path, strerror(errno),
+		      errno == ENOENT ? " (not a module built by hwtap?)" : "");
+		return -1;
+	}
+	r->ctl_fd = open(r->ctl_path, O_RDWR | O_CLOEXEC);
+	if (r->ctl_fd < 0) {
+		error("module %s: cannot open %s: %s", r->mi.name, r->ctl_path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* A child writes "start": the begin probes run in its context while we read their
+ * output. It exits with 0 or the start's errno. */
+static int start(Run *r)
+{
+	fflush(NULL);
+	r->starter = fork();
+	if (r->starter < 0) {
+		error("module %s: cannot fork: %s", r->mi.name, strerror(errno));
+		return -1;
+	}
+	if (r->starter == 0) {
+		double t = now();
+		if (write_ctl(r, HWTAP_CTL_START))
+			_exit(errno & 0xff ? errno & 0xff : EIO);
+		note(r, "started in %.1f ms", (now() - t) * 1e3);
+		_exit(0);
+	}
+	return 0;
+}
+
+/* The start's result, once the output ended (the start has returned by then): 0 or its
+ * errno. */
+static int start_result(Run *r)
+{
+	int status;
+	while (waitpid(r->starter, &status, 0) < 0)
+		if (errno != EINTR)
+			return ECHILD;
+	if (!WIFEXITED(status))
+		return EINTR;
+	return WEXITSTATUS(status);
+}
+
+static void send_stop(Run *r, const char *why)
+{
+	r->stop_sent = true;
+	note(r, "stopping (%s)", why);
+	if (write_ctl(r, HWTAP_CTL_STOP)) {
+		error("cannot stop module %s: writing '%s' to %s: %s", r->mi.name, HWTAP_CTL_STOP,
+		      r->ctl_path, strerror(errno));
+		r->failed = true;
+	}
+}
+
+/* ---- relaying ------------------------------------------------------------------------- */
+
+static char pending[READ_SIZE];
+static size_t pending_len;
+static int pending_stream;
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		n -= w;
+	}
+	return 0;
+}
+
+static void flush_pending(Run *r)
+{
+	Sink *s = &r->sinks[pending_stream];
+	if (pending_len && !s->failed && write_all(s->fd, pending, pending_len)) {
+		s->failed = true;
+		r->failed = true;
+		if (errno != EPIPE)
+			error("cannot write the output of module %s to %s: %s", r->mi.name, s->name,
+			      strerror(errno));
+		if (!r->stop_sent && pending_stream == HWTAP_STREAM_OUT)
+			send_stop(r, "the output failed");
+	}
+	pending_len = 0;
+}
+
+static void emit(Run *r, int stream, const unsigned char *data, size_t len)
+{
+	if (stream != pending_stream)
+		flush_pending(r);
+	pending_stream = stream;
+	memcpy(pending + pending_len, data, len);
+	pending_len += len;
+}
+
+/* One read()'s records: whole ones only (protocol.h). */
+static void dispatch(Run *r, const unsigned char *p, size_t n)
+{
+	if (!r->got_output) {
+		r->got_output = true;
+		note(r, "first output");
+	}
+	while (n >= HWTAP_RECORD_HDR) {
+		size_t len = p[2] | (size_t)p[3] << 8;
+		if (len > n - HWTAP_RECORD_HDR) {
+			error("module %s: a record of %zu bytes cut after %zu in %s", r->mi.name,
+			      len, n - HWTAP_RECORD_HDR, r->out_path);
+			r->failed = true;
+			break;
+		}
+		emit(r, p[0] == HWTAP_STREAM_ERR ? HWTAP_STREAM_ERR : HWTAP_STREAM_OUT,
+		     p + HWTAP_RECORD_HDR, len);
+		p += HWTAP_RECORD_HDR + len;
+		n -= HWTAP_RECORD_HDR + len;
+	}
+	flush_pending(r);
+}
+
+static const char *signal_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
+}
+
+/* Until end of file: 0, or -1 when `out' cannot be read. */
+static int relay(Run *r)
+{
+	static unsigned char buf[READ_SIZE];
+	for (;;) {
+		if (caught_signal && !r->stop_sent)
+			send_stop(r, signal_name(caught_signal));
+		ssize_t n = read(r->out_fd, buf, sizeof(buf));
+		if (n > 0) {
+			dispatch(r, buf, n);
+			continue;
+		}
+		if (n == 0)
+			return 0;
+		if (errno == EAGAIN) {
+			struct pollfd p = { .fd = r->out_fd, .events = POLLIN };
+			ppoll(&p, 1, NULL, &r->wait_mask);      /* EINTR: a stop signal */
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		error("module %s: cannot read %s: %s%s", r->mi.name, r->out_path, strerror(errno),
+		      errno == EIO ? " (was the module unloaded?)" : "");
+		return -1;
+	}
+}
+
+static int read_counters(Run *r)
+{
+	char text[256];
+	ssize_t n = pread(r->ctl_fd, text, sizeof(text) - 1, 0);
+	if (n < 0) {
+		error("module %s: cannot read %s: %s%s", r->mi.name, r->ctl_path, strerror(errno),
+		      errno == EIO ? " (was the module unloaded?)" : "");
+		return -1;
+	}
+	text[n] = '\0';
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		sscanf(line, "errors %lld", &r->errors);
+		sscanf(line, "skipped %lld", &r->skipped);
+		sscanf(line, "dropped %lld", &r->dropped);
+	}
+	note(r, "end of output: errors %lld, skipped %lld, dropped %lld", r->errors, r->skipped,
+	     r->dropped);
+	return 0;
+}
+
+/* SystemTap's closing line, and ours for dropped records. */
+static void report(const Run *r)
+{
+	if (r->errors || r->skipped)
+		fprintf(stderr, "WARNING: Number of errors: %lld, skipped probes: %lld\n",
+			r->errors, r->skipped);
+	if (r->dropped)
+		fprintf(stderr, "hwtap-run: warning: %lld record%s dropped (the buffer was full); "
+			"a larger -s may help\n", r->dropped, r->dropped == 1 ? "" : "s");
+}
+
+/* From the loaded module to its end of output: the exit status. */
+static int session(Run *r)
+{
+	if (open_proc_files(r) || start(r))
+		return 1;
+	int rc = relay(r);
+	int start_error = start_result(r);
+	if (read_counters(r))
+		rc = -1;
+	report(r);
+	if (start_error) {
+		char *what = describe(r);
+		error("cannot start %s: %s", what, strerror(start_error));
+		free(what);
+	}
+	return start_error || rc || r->errors || r->failed;
+}
+
+int main(int argc, char **argv)
+{
+	Run r = { .out_fd = -1, .ctl_fd = -1, .t0 = now() };
+	parse_args(argc, argv, &r);
+	if (geteuid() != 0) {
+		error("must be run as root (loading a kernel module)");
+		return 1;
+	}
+	if (check_module(&r) || open_output(&r))
+		return 1;
+	setup_signals(&r);
+	if (load(&r))
+		return 1;
+	int status = session(&r);
+	if (unload(&r))
+		status = 1;
+	return status;
+}

@@ -1,0 +1,163 @@
+/* modinfo.c - a kernel module's .modinfo section, read with libelf.
+ *
+ * .modinfo is a run of NUL-terminated "key=value" strings: name=, vermagic=, license=,
+ * parm=NAME:DESCRIPTION, parmtype=NAME:TYPE, ... (what modinfo(8) prints).
+ */
+#define _GNU_SOURCE
+#include "loader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+__attribute__((format(printf, 1, 2)))
+static char *format(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+static char *xstrndup(const char *s, size_t n)
+{
+	char *d = strndup(s, n);
+	if (!d) {
+		fputs("hwtap-run: error: out of memory\n", stderr);
+		exit(1);
+	}
+	return d;
+}
+
+static void add_param(ModInfo *mi, const char *name, size_t len)
+{
+	char **v = realloc(mi->params, sizeof(*v) * (mi->nparams + 1));
+	if (!v) {
+		fputs("hwtap-run: error: out of memory\n", stderr);
+		exit(1);
+	}
+	mi->params = v;
+	mi->params[mi->nparams++] = xstrndup(name, len);
+}
+
+static void take_entry(ModInfo *mi, const char *s)
+{
+	if (!strncmp(s, "name=", 5) && !mi->name) {
+		mi->name = xstrndup(s + 5, strlen(s + 5));
+	} else if (!strncmp(s, "vermagic=", 9) && !mi->vermagic) {
+		mi->vermagic = xstrndup(s + 9, strlen(s + 9));
+		mi->release = xstrndup(s + 9, strcspn(s + 9, " "));
+	} else if (!strncmp(s, "parmtype=", 9)) {
+		const char *colon = strchr(s + 9, ':');
+		if (colon)
+			add_param(mi, s + 9, colon - (s + 9));
+	}
+}
+
+/* The NUL-terminated strings of P[0..N); padding NULs make empty ones, skipped. */
+static void take_entries(ModInfo *mi, const char *p, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		size_t len = strnlen(p + i, n - i);
+		if (len && i + len < n)
+			take_entry(mi, p + i);
+		i += len + 1;
+	}
+}
+
+static Elf_Data *find_modinfo(Elf *elf)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".modinfo"))
+			return elf_getdata(scn, NULL);
+	}
+	return NULL;
+}
+
+static char *read_elf(int fd, const char *path, ModInfo *mi)
+{
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	char *why = NULL;
+	Elf_Data *data;
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		why = format("%s is not a kernel module: not an ELF file", path);
+	else if (!(data = find_modinfo(elf)) || !data->d_buf)
+		why = format("%s is not a kernel module: it has no .modinfo section", path);
+	else
+		take_entries(mi, data->d_buf, data->d_size);
+	if (!why && !mi->name)
+		why = format("%s: its .modinfo has no name= entry", path);
+	else if (!why && !mi->vermagic)
+		why = format("%s: its .modinfo has no vermagic= entry", path);
+	elf_end(elf);
+	return why;
+}
+
+int modinfo_read(const char *path, ModInfo *mi, char **why)
+{
+	memset(mi, 0, sizeof(*mi));
+	*why = NULL;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		*why = format("cannot open %s: %s", path, strerror(errno));
+	else if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		*why = format("%s is not a kernel module: not a regular file", path);
+	else
+		*why = read_elf(fd, path, mi);
+	if (fd >= 0)
+		close(fd);
+	if (!*why)
+		return 0;
+	modinfo_free(mi);
+	return -1;
+}
+
+void modinfo_free(ModInfo *mi)
+{
+	free(mi->name);
+	free(mi->vermagic);
+	free(mi->release);
+	for (size_t i = 0; i < mi->nparams; i++)
+		free(mi->params[i]);
+	free(mi->params);
+	memset(mi, 0, sizeof(*mi));
+}
+
+/* The kernel takes '-' and '_' in parameter names for each other (parameq()). */
+static int param_eq(const char *a, const char *b, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		char x = a[i] == '-' ? '_' : a[i], y = b[i] == '-' ? '_' : b[i];
+		if (x != y)
+			return 0;
+	}
+	return 1;
+}
+
+int modinfo_has_param(const ModInfo *mi, const char *name, size_t len)
+{
+	for (size_t i = 0; i < mi->nparams; i++)
+		if (strlen(mi->params[i]) == len && param_eq(mi->params[i], name, len))
+			return 1;
+	return 0;
+}

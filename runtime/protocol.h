@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * protocol.h - what a hwtap module and its loader (loader/hwtap-run.c) say to each other.
+ * Included by the kernel runtime (transport.h, session.h) and by hwtap-run: constants
+ * only, no types whose layout could differ between the two.
+ *
+ * Each module NAME has a directory of its own in /proc (no shared parent, so that two
+ * modules loading or unloading at once never race to create or remove it):
+ *
+ *   /proc/hwtap_NAME/out   0400  the output, as records (below); read() blocks
+ *                                (interruptibly) while there is none, and returns 0 once
+ *                                the session has closed the transport and all is read.
+ *                                One reader at a time (a second open: -EBUSY); poll()
+ *                                works; O_NONBLOCK gives -EAGAIN.
+ *   /proc/hwtap_NAME/ctl   0600  write "start" (runs the begin probes in the writer's
+ *                                context and starts the others; the write fails with
+ *                                their error; write it from a process other than the
+ *                                reader's, or begin output cannot wait for room) or
+ *                                "stop" (starts the stop sequence, returns at once);
+ *                                read: "state S\nerrors N\nskipped N\ndropped N\n", S one
+ *                                of loaded starting running stopping done.
+ *
+ * A record on `out': a 4-byte header, then LEN bytes of output.
+ *   byte 0     the stream: HWTAP_STREAM_OUT (the script's output: stdout, or hwtap-run -o
+ *              FILE) or HWTAP_STREAM_ERR (ERROR: and WARNING: lines: stderr)
+ *   byte 1     0, reserved
+ *   bytes 2-3  LEN, little-endian, 1 .. HWTAP_RECORD_MAX
+ * read() returns whole records only, so its buffer must hold at least HWTAP_READ_MIN
+ * bytes (-EINVAL otherwise). Records come out in time-stamp order across CPUs (see
+ * transport.h for the fine print).
+ */
+#ifndef HWTAP_PROTOCOL_H
+#define HWTAP_PROTOCOL_H
+
+#define HWTAP_PROC_PREFIX	"hwtap_"	/* /proc/hwtap_NAME */
+#define HWTAP_PROC_OUT		"out"
+#define HWTAP_PROC_CTL		"ctl"
+
+#define HWTAP_STREAM_OUT	1
+#define HWTAP_STREAM_ERR	2
+
+#define HWTAP_RECORD_HDR	4
+#define HWTAP_RECORD_MAX	4000
+#define HWTAP_READ_MIN		(HWTAP_RECORD_HDR + HWTAP_RECORD_MAX)
+
+#define HWTAP_CTL_START		"start"
+#define HWTAP_CTL_STOP		"stop"
+
+#endif /* HWTAP_PROTOCOL_H */

@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * session.h - a hwtap module's session, from load to unload: the runtime header the
+ * generated module.c includes (header-only: everything is static, in one translation
+ * unit). It includes transport.h (the output) and protocol.h (files, record format).
+ *
+ * The module defines, after including this header,
+ *   static int hwtap_start(void);   begin probes, then timers and events: 0 or -errno.
+ *                                   On failure it undoes its own work; then neither
+ *                                   hwtap_stop() nor hwtap_end() runs.
+ *   static void hwtap_stop(void);   stops timers and events, waits until no handler runs
+ *                                   (process context, may sleep).
+ *   static void hwtap_end(void);    end probes (process context).
+ * and ends with HWTAP_SESSION_DEFINE();
+ *
+ * The session (states: loaded, starting, running, stopping, done)
+ *   module_init     allocates the buffers, creates /proc/hwtap_NAME/{out,ctl}; runs no
+ *                   probe (NAME is the module's name).
+ *   "start" on ctl  (hwtap-run has a child write it once `out' is open) runs hwtap_start()
+ *                   in the writer's context, under the session mutex; the write returns its
+ *                   error, and a failed start closes the transport (its ERROR records stay
+ *                   readable). Begin output waits for room like end output (see
+ *                   transport.h), unless the writer is the reading process itself: then
+ *                   output beyond the buffers is dropped (counted).
+ *   the stop sequence   once, in process context, under the session mutex:
+ *                   hwtap_stop(); let the reader drain the buffers; hwtap_end(), whose
+ *                   writes wait for room when the buffer is full; close the transport.
+ *                   Started by _hwtap_request_exit() (any context, NMI included: an
+ *                   irq_work queues the work), by the _hwtap_exit_requested flag alone (a
+ *                   10 ms poll notices it), by more errors than hwtap_maxerrors, by "stop"
+ *                   on ctl, and by module_exit.
+ *   module_exit     runs the stop sequence if it never ran (if nobody reads `out', the end
+ *                   probes' output is discarded), lets a reader still attached drain what
+ *                   is left, removes the files, frees everything.
+ *
+ * Module parameters: hwtap_bufsize_kb (KiB per CPU, 8 .. 4194304, default 256),
+ * hwtap_maxerrors (errors tolerated, default 0: the first one stops the session, as
+ * SystemTap's MAXERRORS=0), hwtap_target (-x PID / -c CMD's pid, default 0).
+ *
+ * Probe handlers: _hwtap_write() for output (one call per handler's output keeps it one
+ * record: nothing interleaves it), _hwtap_script_error() and _hwtap_warn() for messages,
+ * _hwtap_skip() when a handler cannot run, _hwtap_request_exit() for exit().
+ */
+#ifndef HWTAP_SESSION_H
+#define HWTAP_SESSION_H
+
+#include <linux/atomic.h>
+#include <linux/irq_work.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/proc_fs.h>
+#include <linux/stdarg.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+
+#include "transport.h"
+
+#ifndef HWTAP_MODULE_NAME
+#define HWTAP_MODULE_NAME KBUILD_MODNAME
+#endif
+
+#define HWTAP_POLL_MS		10
+#define HWTAP_MESSAGE_MAX	1024
+
+static int hwtap_start(void);
+static void hwtap_stop(void);
+static void hwtap_end(void);
+
+/* ---- parameters and counters ---------------------------------------------------------- */
+
+static unsigned int _hwtap_bufsize_kb = 256;
+module_param_named(hwtap_bufsize_kb, _hwtap_bufsize_kb, uint, 0444);
+MODULE_PARM_DESC(hwtap_bufsize_kb, "output buffer per CPU, KiB (default 256)");
+
+static int _hwtap_maxerrors;
+module_param_named(hwtap_maxerrors, _hwtap_maxerrors, int, 0444);
+MODULE_PARM_DESC(hwtap_maxerrors, "script errors tolerated before the session stops (default 0)");
+
+static long _hwtap_target;
+module_param_named(hwtap_target, _hwtap_target, long, 0444);
+MODULE_PARM_DESC(hwtap_target, "the target process id, target() (default 0)");
+
+static atomic64_t _hwtap_errors = ATOMIC64_INIT(0);
+static atomic64_t _hwtap_skipped = ATOMIC64_INIT(0);
+
+/* Set by exit() (tapset/logging.stp); _hwtap_request_exit() sets it too. */
+static atomic_t _hwtap_exit_requested = ATOMIC_INIT(0);
+
+/* A probe handler that could not run (reentrancy, overload). */
+static inline void _hwtap_skip(void)
+{
+	atomic64_inc(&_hwtap_skipped);
+}
+
+/* ---- the session ---------------------------------------------------------------------- */
+
+enum hwtap_state {
+	HWTAP_LOADED,
+	HWTAP_STARTING,
+	HWTAP_RUNNING,
+	HWTAP_STOPPING,
+	HWTAP_DONE,
+};
+
+static const char *const _hwtap_state_names[] = {
+	"loaded", "starting", "running", "stopping", "done",
+};
+
+struct hwtap_session {
+	atomic_t state;				/* enum hwtap_state */
+	struct mutex lock;			/* start and the stop sequence */
+	struct irq_work exit_work;		/* _hwtap_request_exit() -> stop_work */
+	struct work_struct stop_work;		/* the stop sequence */
+	struct delayed_work poll_work;		/* watches _hwtap_exit_requested */
+	struct proc_dir_entry *dir;		/* /proc/hwtap_NAME */
+};
+
+static struct hwtap_session _hwtap_session;
+
+static void _hwtap_queue_stop(void)
+{
+	queue_work(system_long_wq, &_hwtap_session.stop_work);
+}
+
+static void _hwtap_exit_work(struct irq_work *work)
+{
+	_hwtap_queue_stop();
+}
+
+/* exit(): from any context, NMI included. */
+static __maybe_unused void _hwtap_request_exit(void)
+{
+	atomic_set(&_hwtap_exit_requested, 1);
+	irq_work_queue(&_hwtap_session.exit_work);
+}
+
+static void _hwtap_poll(struct work_struct *work)
+{
+	struct hwtap_session *s = &_hwtap_session;
+	int state = atomic_read(&s->state);
+
+	if (state == HWTAP_RUNNING && atomic_read(&_hwtap_exit_requested))
+		_hwtap_queue_stop();
+	_hwtap_transport_poll();
+	if (state != HWTAP_DONE)
+		schedule_delayed_work(&s->poll_work, msecs_to_jiffies(HWTAP_POLL_MS));
+}
+
+/* "start" on ctl. */
+static int _hwtap_session_start(void)
+{
+	struct hwtap_session *s = &_hwtap_session;
+	int rc = -EALREADY;
+
+	/* Keeps the stop sequence out while the begin probes run: unlocked below. */
+	mutex_lock(&s->lock);
+	if (atomic_read(&s->state) != HWTAP_LOADED)
+		goto out;
+	atomic_set(&s->state, HWTAP_STARTING);
+	if (!_hwtap_transport_read_by(current))
+		_hwtap_transport_set_blocking(current);
+	rc = hwtap_start();
+	_hwtap_transport_set_blocking(NULL);
+	if (rc) {
+		_hwtap_transport_close();
+		atomic_set(&s->state, HWTAP_DONE);
+		goto out;
+	}
+	atomic_set(&s->state, HWTAP_RUNNING);
+	/* Now, not in 10 ms: a begin probe may have set _hwtap_exit_requested. */
+	schedule_delayed_work(&s->poll_work, 0);
+out:
+	mutex_unlock(&s->lock);
+	return rc;
+}
+
+static void _hwtap_stop_and_end(void)
+{
+	hwtap_stop();
+	_hwtap_transport_drain();
+	_hwtap_transport_set_blocking(current);
+	hwtap_end();
+	_hwtap_transport_set_blocking(NULL);
+}
+
+/* The stop sequence: does its work once; later calls return at once. */
+static void _hwtap_session_stop(void)
+{
+	struct hwtap_session *s = &_hwtap_session;
+
+	/* Runs the sequence once and never during start: unlocked below. */
+	mutex_lock(&s->lock);
+	switch (atomic_read(&s->state)) {
+	case HWTAP_RUNNING:
+		atomic_set(&s->state, HWTAP_STOPPING);
+		_hwtap_stop_and_end();
+		fallthrough;
+	case HWTAP_LOADED:
+		_hwtap_transport_close();
+		atomic_set(&s->state, HWTAP_DONE);
+		break;
+	}
+	mutex_unlock(&s->lock);
+}
+
+static void _hwtap_stop_work(struct work_struct *work)
+{
+	_hwtap_session_stop();
+}
+
+/* ---- errors and warnings -------------------------------------------------------------- */
+
+/*
+ * Message scratch space, per CPU and per context level (task, softirq, hard irq, NMI), so
+ * that a message interrupted on its CPU by another keeps its buffer. Allocated at load:
+ * static per-CPU data of modules comes from a small reserve shared by all modules.
+ */
+struct hwtap_scratch {
+	char msg[4][HWTAP_MESSAGE_MAX];
+};
+
+static struct hwtap_scratch __percpu *_hwtap_scratch;
+
+/* PREFIX and the formatted message, ending in one newline, as one stderr record. */
+static void _hwtap_vmessage(const char *prefix, const char *fmt, va_list ap)
+{
+	char *msg;
+	size_t n;
+
+	/* Keeps us on this CPU's scratch buffer: enabled again below. */
+	preempt_disable();
+	msg = this_cpu_ptr(_hwtap_scratch)->msg[interrupt_context_level()];
+	n = scnprintf(msg, HWTAP_MESSAGE_MAX - 1, "%s", prefix);
+	n += vscnprintf(msg + n, HWTAP_MESSAGE_MAX - 1 - n, fmt, ap);
+	if (msg[n - 1] != '\n')
+		msg[n++] = '\n';
+	_hwtap_write_stream(HWTAP_STREAM_ERR, msg, n);
+	preempt_enable();
+}
+
+/* warn(): "WARNING: MESSAGE" on stderr, from any context. */
+static __printf(1, 2) __maybe_unused void _hwtap_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	_hwtap_vmessage("WARNING: ", fmt, ap);
+	va_end(ap);
+}
+
+/* error(): "ERROR: MESSAGE" on stderr, counted; past hwtap_maxerrors the session stops. */
+static __printf(1, 2) __maybe_unused void _hwtap_script_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	_hwtap_vmessage("ERROR: ", fmt, ap);
+	va_end(ap);
+	if (atomic64_inc_return(&_hwtap_errors) > _hwtap_maxerrors)
+		_hwtap_request_exit();
+}
+
+/* ---- /proc/hwtap_NAME/ctl ------------------------------------------------------------- */
+
+static ssize_t _hwtap_ctl_read(struct file *file, char __user *buf, size_t count,
+			       loff_t *ppos)
+{
+	char text[160];
+	int n;
+
+	n = scnprintf(text, sizeof(text), "state %s\nerrors %lld\nskipped %lld\ndropped %lld\n",
+		      _hwtap_state_names[atomic_read(&_hwtap_session.state)],
+		      (long long)atomic64_read(&_hwtap_errors),
+		      (long long)atomic64_read(&_hwtap_skipped),
+		      (long long)atomic64_read(&_hwtap_dropped));
+	return simple_read_from_buffer(buf, count, ppos, text, n);
+}
+
+static ssize_t _hwtap_ctl_write(struct file *file, const char __user *buf, size_t count,
+				loff_t *ppos)
+{
+	char cmd[16];
+	size_t n = min(count, sizeof(cmd) - 1);
+	int rc = 0;
+
+	if (copy_from_user(cmd, buf, n))
+		return -EFAULT;
+	cmd[n] = '\0';
+	if (n && cmd[n - 1] == '\n')
+		cmd[n - 1] = '\0';
+	if (!strcmp(cmd, HWTAP_CTL_START))
+		rc = _hwtap_session_start();
+	else if (!strcmp(cmd, HWTAP_CTL_STOP))
+		_hwtap_queue_stop();
+	else
+		rc = -EINVAL;
+	return rc ? rc : count;
+}
+
+static const struct proc_ops _hwtap_ctl_ops = {
+	.proc_read = _hwtap_ctl_read,
+	.proc_write = _hwtap_ctl_write,
+};
+
+/* /proc/hwtap_NAME with `out' and `ctl'. */
+static int _hwtap_proc_init(void)
+{
+	struct hwtap_session *s = &_hwtap_session;
+	char name[sizeof(HWTAP_PROC_PREFIX) + MODULE_NAME_LEN];
+
+	snprintf(name, sizeof(name), HWTAP_PROC_PREFIX "%s", THIS_MODULE->name);
+	s->dir = proc_mkdir(name, NULL);
+	if (!s->dir)
+		return -ENOMEM;
+	if (!_hwtap_transport_create_file(s->dir) ||
+	    !proc_create(HWTAP_PROC_CTL, 0600, s->dir, &_hwtap_ctl_ops)) {
+		proc_remove(s->dir);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- load and unload ------------------------------------------------------------------ */
+
+static int _hwtap_check_params(void)
+{
+	if (_hwtap_bufsize_kb < 8 || _hwtap_bufsize_kb > (1U << 22)) {
+		pr_err("%s: hwtap_bufsize_kb=%u: expected 8 to 4194304 (KiB per CPU)\n",
+		       THIS_MODULE->name, _hwtap_bufsize_kb);
+		return -EINVAL;
+	}
+	if (_hwtap_maxerrors < 0) {
+		pr_err("%s: hwtap_maxerrors=%d: expected 0 or more\n",
+		       THIS_MODULE->name, _hwtap_maxerrors);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int _hwtap_session_init(void)
+{
+	struct hwtap_session *s = &_hwtap_session;
+	int rc;
+
+	rc = _hwtap_check_params();
+	if (rc)
+		return rc;
+	_hwtap_scratch = alloc_percpu(struct hwtap_scratch);
+	if (!_hwtap_scratch)
+		return -ENOMEM;
+	rc = _hwtap_transport_init((unsigned long)_hwtap_bufsize_kb << 10);
+	if (rc)
+		goto out_scratch;
+	atomic_set(&s->state, HWTAP_LOADED);
+	mutex_init(&s->lock);
+	init_irq_work(&s->exit_work, _hwtap_exit_work);
+	INIT_WORK(&s->stop_work, _hwtap_stop_work);
+	INIT_DELAYED_WORK(&s->poll_work, _hwtap_poll);
+	rc = _hwtap_proc_init();
+	if (rc)
+		goto out_transport;
+	return 0;
+
+out_transport:
+	_hwtap_transport_free();
+out_scratch:
+	free_percpu(_hwtap_scratch);
+	return rc;
+}
+
+static void _hwtap_session_exit(void)
+{
+	struct hwtap_session *s = &_hwtap_session;
+
+	_hwtap_session_stop();
+	/* In this order: the poll and the irq_work queue stop_work, an end probe the irq_work. */
+	cancel_delayed_work_sync(&s->poll_work);
+	irq_work_sync(&s->exit_work);
+	cancel_work_sync(&s->stop_work);
+	_hwtap_transport_drain();
+	proc_remove(s->dir);
+	_hwtap_transport_free();
+	free_percpu(_hwtap_scratch);
+}
+
+#define HWTAP_SESSION_DEFINE()						\
+	static int __init _hwtap_module_init(void)			\
+	{								\
+		return _hwtap_session_init();				\
+	}								\
+	static void __exit _hwtap_module_exit(void)			\
+	{								\
+		_hwtap_session_exit();					\
+	}								\
+	module_init(_hwtap_module_init);				\
+	module_exit(_hwtap_module_exit);				\
+	MODULE_LICENSE("GPL")
+
+#endif /* HWTAP_SESSION_H */

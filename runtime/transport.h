@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * transport.h - a hwtap module's output: per-CPU buffers in, /proc/hwtap_NAME/out out.
+ * Part of the runtime compiled into each generated module (through session.h); the
+ * record format and the files are described in protocol.h.
+ *
+ * Producers call _hwtap_write() from any context: process, softirq, hard irq, NMI. The
+ * bytes go into the kernel's tracing ring buffer (kernel/trace/ring_buffer.c): one
+ * lockless buffer per CPU, written only by its own CPU, safe against nesting (an irq or
+ * NMI that interrupts a write reserves a record of its own), never sleeping, never
+ * allocating. A write of up to HWTAP_RECORD_MAX bytes is one record; longer writes are
+ * split. With overwrite off, a full buffer refuses the record: it is dropped and counted
+ * in _hwtap_dropped.
+ *
+ * Flight recorder (later): ring_buffer_change_overwrite(rb, 1), through
+ * _hwtap_transport_set_overwrite(), makes a full buffer overwrite its oldest records
+ * instead; the reader would then count ring_buffer_consume()'s lost events.
+ *
+ * The reader (one at a time) gets whole records merged across CPUs by the ring buffer's
+ * time stamps (trace_clock_local: per-CPU sched_clock). Across CPUs the order is as good
+ * as the CPUs' clocks agree, and one read() looks at each CPU once, so a record that a
+ * CPU commits while that read() runs comes in a later one. The reader sleeps on a wait
+ * queue; a producer cannot wake it directly (an NMI must not take the wait queue's lock),
+ * so it queues an irq_work, and only when the reader said it is going to sleep.
+ *
+ * End of the session: the end probes' output must not be lost. The session first waits
+ * for the reader to drain the buffers (_hwtap_transport_drain()), so that the end probes
+ * start with empty ones; while they run, a write that finds the buffer full waits for the
+ * reader to make room, if it comes from the end task with preemption enabled
+ * (_hwtap_transport_set_blocking()). Begin probes get the same, unless the task running
+ * them belongs to the reader's process (which then cannot read). Both waits give up when
+ * nobody has `out' open or the reader made no progress for HWTAP_STALL_MS (then for
+ * good). Then _hwtap_transport_close() turns recording off; the reader gets the rest,
+ * then EOF.
+ */
+#ifndef HWTAP_TRANSPORT_H
+#define HWTAP_TRANSPORT_H
+
+#include <linux/atomic.h>
+#include <linux/fs.h>
+#include <linux/irq_work.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/preempt.h>
+#include <linux/proc_fs.h>
+#include <linux/ring_buffer.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+
+#include "compat.h"
+#include "protocol.h"
+
+#define HWTAP_STALL_MS	10000
+
+/* Records that could not be written: the buffer was full, or the transport closed. */
+static atomic64_t _hwtap_dropped = ATOMIC64_INIT(0);
+
+/* One CPU's oldest unread record, as the reader last peeked at it. */
+struct hwtap_head {
+	struct ring_buffer_event *event;	/* NULL: none */
+	u64 ts;
+};
+
+struct hwtap_transport {
+	struct trace_buffer *rb;
+	struct hwtap_head *heads;		/* [nr_cpu_ids], under read_lock */
+	struct mutex read_lock;			/* one read() at a time */
+	wait_queue_head_t read_wq;		/* the reader: waits for records or the close */
+	wait_queue_head_t space_wq;		/* the end task: waits for the reader */
+	struct irq_work wake_work;		/* wakes read_wq, queued from any context */
+	int reader_waiting;			/* the reader sleeps or polls: wake it */
+	atomic_t open;				/* `out' is open (0 or 1) */
+	pid_t reader_tgid;			/* the process that opened it */
+	unsigned long consumed;			/* records read so far */
+	struct task_struct *blocking_task;	/* its writes may wait for room */
+	bool stalled;				/* the reader stopped reading: wait no more */
+	bool closed;
+};
+
+static struct hwtap_transport _hwtap_transport;
+
+/* ---- producers ------------------------------------------------------------------------ */
+
+static void _hwtap_wake_work(struct irq_work *work)
+{
+	WRITE_ONCE(_hwtap_transport.reader_waiting, 0);
+	wake_up_interruptible_all(&_hwtap_transport.read_wq);
+}
+
+static void _hwtap_wake_reader(void)
+{
+	/* Orders the commit before reading the flag: pairs with _hwtap_reader_sleeps(). */
+	smp_mb();
+	if (READ_ONCE(_hwtap_transport.reader_waiting))
+		irq_work_queue(&_hwtap_transport.wake_work);
+}
+
+/* One record into this CPU's buffer: 0, or -ENOSPC when it is full (or closed). */
+static int _hwtap_put_record(int stream, const char *data, size_t len)
+{
+	struct trace_buffer *rb = _hwtap_transport.rb;
+	struct ring_buffer_event *event;
+	unsigned char *p;
+
+	/* Reserves room on this CPU, preemption disabled: the commit below releases it. */
+	event = ring_buffer_lock_reserve(rb, HWTAP_RECORD_HDR + len);
+	if (!event)
+		return -ENOSPC;
+	p = ring_buffer_event_data(event);
+	p[0] = stream;
+	p[1] = 0;
+	p[2] = len & 0xff;
+	p[3] = len >> 8;
+	memcpy(p + HWTAP_RECORD_HDR, data, len);
+	_hwtap_rb_commit(rb, event);
+	_hwtap_wake_reader();
+	return 0;
+}
+
+/*
+ * Waits (process context) until the reader consumes something. False when waiting is
+ * pointless: nobody has `out' open, or the reader made no progress for HWTAP_STALL_MS,
+ * now or before.
+ */
+static bool _hwtap_wait_for_reader(void)
+{
+	struct hwtap_transport *t = &_hwtap_transport;
+	unsigned long seen = READ_ONCE(t->consumed);
+
+	if (!atomic_read(&t->open) || READ_ONCE(t->stalled))
+		return false;
+	if (wait_event_timeout(t->space_wq,
+			       READ_ONCE(t->consumed) != seen || !atomic_read(&t->open),
+			       msecs_to_jiffies(HWTAP_STALL_MS)))
+		return atomic_read(&t->open);
+	WRITE_ONCE(t->stalled, true);
+	return false;
+}
+
+/* A full buffer: may this write wait for the reader? The end task's, where it may sleep. */
+static bool _hwtap_may_wait(void)
+{
+	return preemptible() && READ_ONCE(_hwtap_transport.blocking_task) == current;
+}
+
+static int _hwtap_put_record_or_wait(int stream, const char *data, size_t len)
+{
+	while (_hwtap_put_record(stream, data, len))
+		if (!_hwtap_may_wait() || !_hwtap_wait_for_reader())
+			return -ENOSPC;
+	return 0;
+}
+
+/* LEN bytes as records of at most HWTAP_RECORD_MAX; on -ENOSPC the rest is dropped. */
+static int _hwtap_write_stream(int stream, const char *data, size_t len)
+{
+	size_t n;
+
+	while (len) {
+		n = min_t(size_t, len, HWTAP_RECORD_MAX);
+		if (_hwtap_put_record_or_wait(stream, data, n)) {
+			atomic64_add(DIV_ROUND_UP(len, HWTAP_RECORD_MAX), &_hwtap_dropped);
+			return -ENOSPC;
+		}
+		data += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* The script's output, from any context: 0, or -ENOSPC (dropped, counted). */
+static __maybe_unused int _hwtap_write(const char *data, size_t len)
+{
+	return _hwtap_write_stream(HWTAP_STREAM_OUT, data, len);
+}
+
+/* ---- the reader ----------------------------------------------------------------------- */
+
+static void _hwtap_peek(int cpu)
+{
+	struct hwtap_head *head = &_hwtap_transport.heads[cpu];
+
+	head->event = ring_buffer_peek(_hwtap_transport.rb, cpu, &head->ts, NULL);
+}
+
+static int _hwtap_oldest_cpu(void)
+{
+	struct hwtap_head *heads = _hwtap_transport.heads;
+	int cpu, best = -1;
+
+	for_each_possible_cpu(cpu)
+		if (heads[cpu].event && (best < 0 || heads[cpu].ts < heads[best].ts))
+			best = cpu;
+	return best;
+}
+
+/* The record's size with its header; 0 for an event that is not a record of ours. */
+static size_t _hwtap_record_size(struct ring_buffer_event *event)
+{
+	unsigned char *p = ring_buffer_event_data(event);
+	size_t len = p[2] | p[3] << 8;
+
+	if (len > HWTAP_RECORD_MAX || HWTAP_RECORD_HDR + len > ring_buffer_event_length(event))
+		return 0;
+	return HWTAP_RECORD_HDR + len;
+}
+
+/*
+ * Moves whole records, oldest first, to BUF while they fit. A peeked event stays where it
+ * is until we consume it: writers never touch the reader page, and read_lock makes us
+ * the only consumer.
+ */
+static ssize_t _hwtap_copy_records(char __user *buf, size_t count)
+{
+	struct hwtap_transport *t = &_hwtap_transport;
+	size_t done = 0, size;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		_hwtap_peek(cpu);
+	while ((cpu = _hwtap_oldest_cpu()) >= 0) {
+		size = _hwtap_record_size(t->heads[cpu].event);
+		if (size > count - done)
+			break;
+		if (size && copy_to_user(buf + done, ring_buffer_event_data(t->heads[cpu].event),
+					 size))
+			return done ? done : -EFAULT;
+		/* Flight recorder: the lost-events count of overwritten records comes here. */
+		ring_buffer_consume(t->rb, cpu, NULL, NULL);
+		WRITE_ONCE(t->consumed, t->consumed + 1);
+		done += size;
+		_hwtap_peek(cpu);
+	}
+	return done;
+}
+
+static bool _hwtap_readable(void)
+{
+	return READ_ONCE(_hwtap_transport.closed) || !ring_buffer_empty(_hwtap_transport.rb);
+}
+
+/* Tells producers the reader is about to sleep; then whether it still has to. */
+static bool _hwtap_reader_sleeps(void)
+{
+	WRITE_ONCE(_hwtap_transport.reader_waiting, 1);
+	/* Orders the flag before looking at the buffers: pairs with _hwtap_wake_reader(). */
+	smp_mb();
+	return !_hwtap_readable();
+}
+
+static ssize_t _hwtap_read_records(struct file *file, char __user *buf, size_t count)
+{
+	struct hwtap_transport *t = &_hwtap_transport;
+	ssize_t n;
+	bool closed;
+
+	for (;;) {
+		/*
+		 * Seeing the close means seeing every record committed before it: pairs
+		 * with smp_store_release() in _hwtap_transport_close().
+		 */
+		closed = smp_load_acquire(&t->closed);
+		n = _hwtap_copy_records(buf, count);
+		if (n || closed)
+			return n;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		if (_hwtap_reader_sleeps() &&
+		    wait_event_interruptible(t->read_wq, _hwtap_readable()))
+			return -ERESTARTSYS;
+	}
+}
+
+static ssize_t _hwtap_out_read(struct file *file, char __user *buf, size_t count,
+			       loff_t *ppos)
+{
+	struct hwtap_transport *t = &_hwtap_transport;
+	ssize_t n;
+
+	if (count < HWTAP_READ_MIN)
+		return -EINVAL;
+	/* One consumer at a time, as the ring buffer wants: unlocked below. */
+	if (mutex_lock_interruptible(&t->read_lock))
+		return -ERESTARTSYS;
+	n = _hwtap_read_records(file, buf, count);
+	mutex_unlock(&t->read_lock);
+	/* wq_has_sleeper()'s smp_mb() pairs with the one in the end task's wait_event_timeout(). */
+	if (n > 0 && wq_has_sleeper(&t->space_wq))
+		wake_up(&t->space_wq);
+	return n;
+}
+
+static __poll_t _hwtap_out_poll(struct file *file, struct poll_table_struct *pt)
+{
+	poll_wait(file, &_hwtap_transport.read_wq, pt);
+	return _hwtap_reader_sleeps() ? 0 : EPOLLIN | EPOLLRDNORM;
+}
+
+static int _hwtap_out_open(struct inode *inode, struct file *file)
+{
+	/* One reader at a time: released by _hwtap_out_release(). */
+	if (atomic_cmpxchg(&_hwtap_transport.open, 0, 1))
+		return -EBUSY;
+	WRITE_ONCE(_hwtap_transport.reader_tgid, current->tgid);
+	WRITE_ONCE(_hwtap_transport.stalled, false);
+	return stream_open(inode, file);
+}
+
+/* Also called by proc_remove() for a file still open when the module goes away. */
+static int _hwtap_out_release(struct inode *inode, struct file *file)
+{
+	atomic_set(&_hwtap_transport.open, 0);
+	wake_up(&_hwtap_transport.space_wq);
+	return 0;
+}
+
+static const struct proc_ops _hwtap_out_ops = {
+	.proc_open = _hwtap_out_open,
+	.proc_read = _hwtap_out_read,
+	.proc_poll = _hwtap_out_poll,
+	.proc_release = _hwtap_out_release,
+};
+
+/* ---- the session's side --------------------------------------------------------------- */
+
+/* SIZE bytes per CPU. */
+static int _hwtap_transport_init(unsigned long size)
+{
+	struct hwtap_transport *t = &_hwtap_transport;
+
+	t->heads = kcalloc(nr_cpu_ids, sizeof(*t->heads), GFP_KERNEL);
+	if (!t->heads)
+		return -ENOMEM;
+	/* Overwrite off: a full buffer drops new records (flight recorder: RB_FL_OVERWRITE). */
+	t->rb = ring_buffer_alloc(size, 0);
+	if (!t->rb)
+		goto out_heads;
+	mutex_init(&t->read_lock);
+	init_waitqueue_head(&t->read_wq);
+	init_waitqueue_head(&t->space_wq);
+	init_irq_work(&t->wake_work, _hwtap_wake_work);
+	return 0;
+
+out_heads:
+	kfree(t->heads);
+	return -ENOMEM;
+}
+
+static struct proc_dir_entry *_hwtap_transport_create_file(struct proc_dir_entry *dir)
+{
+	return proc_create(HWTAP_PROC_OUT, 0400, dir, &_hwtap_out_ops);
+}
+
+/* After the last producer is gone (and proc_remove()): frees everything. */
+static void _hwtap_transport_free(void)
+{
+	irq_work_sync(&_hwtap_transport.wake_work);
+	ring_buffer_free(_hwtap_transport.rb);
+	kfree(_hwtap_transport.heads);
+}
+
+/* The session's periodic check: wakes a reader that sleeps although records wait. */
+static void _hwtap_transport_poll(void)
+{
+	if (READ_ONCE(_hwtap_transport.reader_waiting) && _hwtap_readable())
+		wake_up_interruptible_all(&_hwtap_transport.read_wq);
+}
+
+/* Process context: waits until the reader has read everything, closes `out' or stalls. */
+static void _hwtap_transport_drain(void)
+{
+	while (!ring_buffer_empty(_hwtap_transport.rb) && _hwtap_wait_for_reader())
+		;
+}
+
+/* TASK's writes wait for room instead of dropping (NULL: nobody's). */
+static void _hwtap_transport_set_blocking(struct task_struct *task)
+{
+	WRITE_ONCE(_hwtap_transport.blocking_task, task);
+}
+
+/* Whether TASK belongs to the process reading `out': it must never wait for room. */
+static bool _hwtap_transport_read_by(struct task_struct *task)
+{
+	return atomic_read(&_hwtap_transport.open) &&
+	       READ_ONCE(_hwtap_transport.reader_tgid) == task->tgid;
+}
+
+/* After the last write: the reader gets what is left, then end of file. */
+static void _hwtap_transport_close(void)
+{
+	ring_buffer_record_off(_hwtap_transport.rb);
+	/* Publishes the records written before: pairs with _hwtap_read_records()'s acquire. */
+	smp_store_release(&_hwtap_transport.closed, true);
+	wake_up_interruptible_all(&_hwtap_transport.read_wq);
+}
+
+/* Flight recorder (not used yet): full buffers overwrite their oldest records. */
+static __maybe_unused void _hwtap_transport_set_overwrite(bool on)
+{
+	ring_buffer_change_overwrite(_hwtap_transport.rb, on);
+}
+
+#endif /* HWTAP_TRANSPORT_H */

@@ -1,0 +1,3 @@
+# -m takes a module name
+-m 'bad-name' -e 'probe begin { x = 1 }'
+# status: 1

@@ -1,0 +1,183 @@
+/* build.c - pass 4: the generated C to a kernel module with the target kernel's kbuild.
+ *
+ * Modules are cached by what decides their bytes: the source, the kernel build tree and
+ * its release, and the compiler that tree uses. The same script again skips kbuild.
+ * A compiler error in generated code is a bug in hwtap, and says so.
+ */
+#include "hwtap.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifdef PACKAGE_VERSION
+#define HWTAP_VERSION PACKAGE_VERSION
+#else
+#define HWTAP_VERSION "0.1"
+#endif
+#ifndef HWTAP_DATADIR
+#define HWTAP_DATADIR "/usr/local/share/hwtap"
+#endif
+
+static uint64_t fnv1a(uint64_t h, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* The folder holding runtime/: the source tree's when hwtap runs from it. */
+const char *runtime_parent(Session *s)
+{
+	const char *tapset = s->tapset_dir;
+	size_t n = strlen(tapset);
+	if (n > 7 && !strcmp(tapset + n - 7, "/tapset"))
+		return xstrndup(tapset, n - 7);
+	return HWTAP_DATADIR;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The runtime is compiled into every module: a changed header is a different module. */
+static uint64_t hash_runtime(uint64_t h, const char *parent)
+{
+	char *dir = xformat("%s/runtime", parent);
+	DIR *d = opendir(dir);
+	if (!d)
+		return h;
+	Vec names = {0};
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			vec_push(&names, xstrdup(e->d_name));
+	closedir(d);
+	if (names.len)
+		qsort(names.data, names.len, sizeof(void *), by_name);
+	for (int i = 0; i < names.len; i++) {
+		size_t len;
+		char *text = read_whole_file(xformat("%s/%s", dir, (char *)names.data[i]), &len);
+		h = fnv1a(h, names.data[i], strlen(names.data[i]));
+		if (text)
+			h = fnv1a(h, text, len);
+	}
+	return h;
+}
+
+static int mkdirs(const char *path)
+{
+	char *p = xstrdup(path);
+	for (char *q = p + 1; *q; q++) {
+		if (*q != '/')
+			continue;
+		*q = '\0';
+		mkdir(p, 0755);
+		*q = '/';
+	}
+	return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+static const char *cache_root(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	if (xdg && *xdg)
+		return xformat("%s/hwtap/modules", xdg);
+	const char *home = getenv("HOME");
+	return xformat("%s/.cache/hwtap/modules", home && *home ? home : "/tmp");
+}
+
+static bool write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return false;
+	bool ok = fputs(text, f) >= 0;
+	return fclose(f) == 0 && ok;
+}
+
+/* Runs make in dir, its output into dir/build.log; the exit status. */
+static int run_kbuild(Session *s, const char *dir)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		FILE *log = freopen(xformat("%s/build.log", dir), "w", stdout);
+		if (!log || dup2(fileno(stdout), 2) < 0)
+			_exit(127);
+		execlp("make", "make", "-C", s->kernel_build, xformat("M=%s", dir), "modules",
+		       (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void show_log_tail(const char *dir)
+{
+	size_t len;
+	char *log = read_whole_file(xformat("%s/build.log", dir), &len);
+	if (!log)
+		return;
+	const char *p = log + len;
+	for (int lines = 0; p > log && lines < 25; p--)
+		if (p[-1] == '\n')
+			lines++;
+	fputs(p, stderr);
+}
+
+char *build_module(Session *s, const char *module_name, const char *source)
+{
+	if (!s->kernel_build) {
+		error_plain("no build tree for kernel %s: install its headers "
+			    "(apt-get install linux-headers-%s) or name one with -r DIR",
+			    s->kernel_release, s->kernel_release);
+		return NULL;
+	}
+	uint64_t h = fnv1a(0xcbf29ce484222325ULL, source, strlen(source));
+	h = fnv1a(h, s->kernel_build, strlen(s->kernel_build));
+	h = fnv1a(h, s->kernel_release, strlen(s->kernel_release));
+	h = fnv1a(h, HWTAP_VERSION, strlen(HWTAP_VERSION));
+	const char *parent = runtime_parent(s);
+	h = fnv1a(h, parent, strlen(parent));
+	h = hash_runtime(h, parent);
+	char *dir = xformat("%s/%016llx", cache_root(), (unsigned long long)h);
+	char *ko = xformat("%s/%s.ko", dir, module_name);
+	struct stat st;
+	if (!stat(ko, &st)) {
+		if (s->verbose)
+			fprintf(stderr, "hwtap: pass 4: %s from the cache\n", ko);
+		return ko;
+	}
+	if (mkdirs(dir)) {
+		error_plain("cannot create the build folder %s: %s", dir, strerror(errno));
+		return NULL;
+	}
+	char *kbuild = xformat("obj-m := %s.o\nccflags-y := -I%s -Wno-declaration-after-statement"
+			       " -Wno-unused-label -Wno-unused-function\n", module_name, parent);
+	if (!write_file(xformat("%s/%s.c", dir, module_name), source) ||
+	    !write_file(xformat("%s/Kbuild", dir), kbuild)) {
+		error_plain("cannot write into %s: %s", dir, strerror(errno));
+		return NULL;
+	}
+	int rc = run_kbuild(s, dir);
+	if (rc != 0 || stat(ko, &st)) {
+		fprintf(stderr, "hwtap: internal error: the generated C for %s did not build "
+			"against %s (this is a bug in hwtap); the end of %s/build.log:\n",
+			module_name, s->kernel_build, dir);
+		show_log_tail(dir);
+		diag_errors++;
+		return NULL;
+	}
+	return ko;
+}

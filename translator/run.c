@@ -1,0 +1,116 @@
+/* run.c - pass 5: load the module and relay its output, here or in the QEMU guest.
+ *
+ * Where the running kernel cannot take modules (no /proc/modules: this build machine) or
+ * --vm asks for it, the module runs in a throwaway guest booting the target kernel;
+ * otherwise hwtap-run loads it here. Either way hwtap-run does the loading, relaying and
+ * unloading, and its exit status is hwtap's.
+ */
+#include "hwtap.h"
+#include "guest.h"
+
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef HWTAP_BUILDDIR
+#define HWTAP_BUILDDIR "."
+#endif
+#ifndef HWTAP_LIBEXECDIR
+#define HWTAP_LIBEXECDIR "/usr/local/libexec/hwtap"
+#endif
+
+/* hwtap-run beside this build when hwtap runs from its build tree, else installed. */
+static const char *loader_path(void)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *built = xformat("%s/loader/hwtap-run", HWTAP_BUILDDIR);
+		if (!strncmp(exe, HWTAP_BUILDDIR "/", strlen(HWTAP_BUILDDIR) + 1) &&
+		    !access(built, X_OK))
+			return built;
+	}
+	return HWTAP_LIBEXECDIR "/hwtap-run";
+}
+
+static bool kernel_takes_modules(void)
+{
+	return !access("/proc/modules", F_OK) && geteuid() == 0;
+}
+
+static char *shell_quote(const char *s)
+{
+	StrBuf sb = {0};
+	sb_putc(&sb, '\'');
+	for (; *s; s++)
+		sb_puts(&sb, *s == '\'' ? "'\\''" : xstrndup(s, 1));
+	sb_putc(&sb, '\'');
+	return sb.buf;
+}
+
+static int run_in_guest(Session *s, const char *loader, const char *ko, const char *name,
+			const char *params)
+{
+	Vec files = {0};
+	vec_push(&files, xformat("%s:/root/hwtap-run", loader));
+	vec_push(&files, xformat("%s:/root/%s.ko", ko, name));
+	for (int i = 0; i < s->vm_files.len; i++)
+		vec_push(&files, s->vm_files.data[i]);
+	vec_push(&files, NULL);
+	Vec modprobe = s->vm_modprobe;
+	vec_push(&modprobe, NULL);
+	GuestOptions o = {
+		.release = s->kernel_release,
+		.cpus = s->vm_cpus,
+		.mem_mb = s->vm_mem,
+		.modprobe = (const char **)modprobe.data,
+		.files = (const char **)files.data,
+		.script = xformat("/root/hwtap-run /root/%s.ko %s", name, params),
+		.timeout_s = s->vm_timeout,
+		.verbose = s->verbose,
+	};
+	GuestResult r;
+	fflush(stdout);
+	if (guest_run(&o, stdout, stderr, &r))
+		return 1;
+	int status = r.status < 0 ? 1 : r.status;
+	if (r.kernel_problem || r.status < 0) {
+		fprintf(stderr, "hwtap: the guest kernel reported a problem while %s ran; its "
+			"log:\n%s", name, r.problem_log ? r.problem_log : "");
+		status = status ? status : 1;
+	}
+	guest_result_free(&r);
+	return status;
+}
+
+static int run_here(const char *loader, const char *ko, const char *params)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", xformat("exec %s %s %s", shell_quote(loader),
+						     shell_quote(ko), params), (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return 1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+int run_module(Session *s, const char *ko, const char *name)
+{
+	const char *loader = loader_path();
+	if (access(loader, X_OK)) {
+		fprintf(stderr, "hwtap: error: the loader %s is missing; build or install "
+			"hwtap-run\n", loader);
+		return 1;
+	}
+	const char *params = s->bufsize_mb ? xformat("hwtap_bufsize_kb=%d",
+						     s->bufsize_mb * 1024) : "";
+	if (s->vm || !kernel_takes_modules())
+		return run_in_guest(s, loader, ko, name, params);
+	return run_here(loader, ko, params);
+}

@@ -59,6 +59,18 @@ struct hwtap_context_base {
 /* The tapset's embedded C reads the context through CONTEXT (SystemTap's name). */
 #define CONTEXT (&c->base)
 
+/* A handler that cannot run is counted; more than MAXSKIPPED end the session, once. */
+static inline void _hwtap_skip_counted(void)
+{
+	static atomic_t said;
+
+	_hwtap_skip();
+	if (atomic64_read(&_hwtap_skipped) > MAXSKIPPED && !atomic_xchg(&said, 1)) {
+		_hwtap_script_error("Skipped too many probes, check MAXSKIPPED");
+		_hwtap_request_exit();
+	}
+}
+
 /* Takes this CPU's context for a handler, or returns NULL when another handler holds it
  * (an interrupt or NMI arrived during a handler): the hit is counted as skipped. Once
  * exit() was called or the session stops, only end and error probes (final) start. The
@@ -71,7 +83,7 @@ _hwtap_enter(struct hwtap_context_base *b, const char *pp, struct pt_regs *regs,
 		return NULL;
 	/* pairs with the atomic_set_release() in _hwtap_leave() */
 	if (atomic_cmpxchg_acquire(&b->busy, 0, 1) != 0) {
-		_hwtap_skip();
+		_hwtap_skip_counted();
 		return NULL;
 	}
 	b->probe_point = pp;

@@ -670,7 +670,7 @@ static void probe_handler(Gen *g, Probe *p, int index, StrBuf *frames)
 	line(g, "l = &c->probe.p%d;", index);
 	reset_locals(g, &p->locals, 0);
 	line(g, "if (unlikely(!_hwtap_trylock(&hwtap_globals_lock))) {");
-	line(g, "\t_hwtap_skip();");
+	line(g, "\t_hwtap_skip_counted();");
 	line(g, "\tgoto unlocked;");
 	line(g, "}");
 	ProbePoint *point = p->points.data[0];
@@ -804,9 +804,9 @@ static void session_hooks(Gen *g, Session *s)
 	line(g, "\thwtap_contexts = alloc_percpu(struct hwtap_context);");
 	line(g, "\tif (!hwtap_contexts)");
 	line(g, "\t\treturn -ENOMEM;");
-	line(g, "\tpreempt_disable();");
+	line(g, "\tmigrate_disable();     /* the CPU's context, but writes may wait for room */");
 	run_in_order(g, s, "begin");
-	line(g, "\tpreempt_enable();");
+	line(g, "\tmigrate_enable();");
 	for (int i = 0; i < s->probes.len; i++) {
 		if (!is_timer(s->probes.data[i]))
 			continue;
@@ -829,14 +829,14 @@ static void session_hooks(Gen *g, Session *s)
 	line(g, "%s", "");
 	line(g, "static void hwtap_end(void)");
 	line(g, "{");
-	line(g, "\tpreempt_disable();");
+	line(g, "\tmigrate_disable();     /* the CPU's context, but writes may wait for room */");
 	line(g, "\t/* a session that errors ended runs its error probes, not its end probes */");
 	line(g, "\tif (atomic64_read(&_hwtap_errors) > _hwtap_maxerrors) {");
 	run_in_order(g, s, "error");
 	line(g, "\t} else {");
 	run_in_order(g, s, "end");
 	line(g, "\t}");
-	line(g, "\tpreempt_enable();");
+	line(g, "\tmigrate_enable();");
 	line(g, "\tfree_percpu(hwtap_contexts);");
 	line(g, "\thwtap_contexts = NULL;");
 	line(g, "}");

@@ -1,0 +1,39 @@
+#!/bin/bash
+# bench/backend.sh - passes 4-5 against SystemTap 4.8 in the same run.
+#
+# Prints seconds for: hwtap end to end in the guest with a cached module, a pass-4 cache
+# hit, a cold pass 4 (an empty module cache), and stap -p4 cold on the same script with the
+# ratio. stap needs a runtime copy that builds for this kernel (kernel-facts.md: pass it as
+# STAP_RUNTIME=DIR); without one the stap line is skipped.
+#   bench/backend.sh [HWTAP]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+hwtap=${1:-translator/hwtap}
+script='probe begin { println("hi"); exit() }'
+release=$(ls /lib/modules 2>/dev/null | sort -V | tail -1)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+secs() {   # secs CMD... : wall seconds of one run, output discarded
+	local start end
+	start=$(date +%s%N)
+	"$@" > /dev/null 2>&1
+	end=$(date +%s%N)
+	echo "scale=3; ($end - $start) / 1000000000" | bc
+}
+
+"$hwtap" -p4 -e "$script" > /dev/null
+"$hwtap" --vm -e "$script" > /dev/null                 # warm the vmlinux cache
+printf '%-44s %8s s\n' "hwtap --vm, cached module (end to end)" \
+	"$(secs "$hwtap" --vm -e "$script")"
+printf '%-44s %8s s\n' "hwtap -p4, cache hit" "$(secs "$hwtap" -p4 -e "$script")"
+cold=$(secs env XDG_CACHE_HOME="$tmp/hw" "$hwtap" -p4 -e "$script")
+printf '%-44s %8s s\n' "hwtap -p4, cold" "$cold"
+if command -v stap > /dev/null && [ -n "${STAP_RUNTIME:-}" ] && [ -n "$release" ]; then
+	stap=$(secs env SYSTEMTAP_DIR="$tmp/st" stap -R "$STAP_RUNTIME" -r "$release" -p4 \
+		-e "$script")
+	printf '%-44s %8s s\n' "stap -p4, cold" "$stap"
+	printf '%-44s %8sx\n' "stap / hwtap (cold pass 4)" "$(echo "scale=1; $stap / $cold" | bc)"
+else
+	echo "stap -p4: set STAP_RUNTIME to a runtime copy that builds for $release"
+fi

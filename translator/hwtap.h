@@ -411,6 +411,8 @@ struct Session {
 
 	const char *module_name;          /* -m */
 	int bufsize_mb;                   /* -s */
+	const char *output_file;          /* -o */
+	long target_pid;                  /* -x: what target() returns */
 	bool vm;                          /* --vm: run in the QEMU guest */
 	int vm_cpus, vm_mem, vm_timeout;
 	VEC(char *) vm_modprobe;

@@ -51,7 +51,7 @@ static char *shell_quote(const char *s)
 }
 
 static int run_in_guest(Session *s, const char *loader, const char *ko, const char *name,
-			const char *params)
+			const char *params, FILE *out)
 {
 	Vec files = {0};
 	vec_push(&files, xformat("%s:/root/hwtap-run", loader));
@@ -73,7 +73,7 @@ static int run_in_guest(Session *s, const char *loader, const char *ko, const ch
 	};
 	GuestResult r;
 	fflush(stdout);
-	if (guest_run(&o, stdout, stderr, &r))
+	if (guest_run(&o, out, stderr, &r))
 		return 1;
 	int status = r.status < 0 ? 1 : r.status;
 	if (r.kernel_problem || r.status < 0) {
@@ -85,12 +85,15 @@ static int run_in_guest(Session *s, const char *loader, const char *ko, const ch
 	return status;
 }
 
-static int run_here(const char *loader, const char *ko, const char *params)
+/* hwtap-run [-o FILE] MODULE.ko PARAMS here, as a child: its exit status */
+static int run_here(const char *loader, const char *ko, const char *output,
+		    const char *params)
 {
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
-		execl("/bin/sh", "sh", "-c", xformat("exec %s %s %s", shell_quote(loader),
+		const char *opts = output ? xformat("-o %s", shell_quote(output)) : "";
+		execl("/bin/sh", "sh", "-c", xformat("exec %s %s %s%s", shell_quote(loader), opts,
 						     shell_quote(ko), params), (char *)NULL);
 		_exit(127);
 	}
@@ -108,9 +111,26 @@ int run_module(Session *s, const char *ko, const char *name)
 			"hwtap-run\n", loader);
 		return 1;
 	}
-	const char *params = s->bufsize_mb ? xformat("hwtap_bufsize_kb=%d",
-						     s->bufsize_mb * 1024) : "";
-	if (s->vm || !kernel_takes_modules())
-		return run_in_guest(s, loader, ko, name, params);
-	return run_here(loader, ko, params);
+	StrBuf params = {0};
+	sb_putn(&params, "", 0);
+	if (s->bufsize_mb)
+		sb_printf(&params, " hwtap_bufsize_kb=%d", s->bufsize_mb * 1024);
+	if (s->target_pid)
+		sb_printf(&params, " hwtap_target=%ld", s->target_pid);
+	bool guest = s->vm || !kernel_takes_modules();
+	if (!guest)
+		return run_here(loader, ko, s->output_file, params.buf);
+	FILE *out = stdout;
+	if (s->output_file && !(out = fopen(s->output_file, "w"))) {
+		fprintf(stderr, "hwtap: error: cannot write the output file '%s': %m\n",
+			s->output_file);
+		return 1;
+	}
+	int status = run_in_guest(s, loader, ko, name, params.buf, out);
+	if (out != stdout && fclose(out)) {
+		fprintf(stderr, "hwtap: error: cannot write the output file '%s': %m\n",
+			s->output_file);
+		status = status ? status : 1;
+	}
+	return status;
 }

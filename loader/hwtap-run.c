@@ -44,10 +44,12 @@
 #define READ_SIZE       65536
 
 static const char usage_text[] =
-	"Usage: hwtap-run [-o FILE] [-v] MODULE.ko [PARAM=VALUE ...]\n"
+	"Usage: hwtap-run [-o FILE] [-c CMD] [-v] MODULE.ko [PARAM=VALUE ...]\n"
 	"Load a kernel module built by hwtap, relay its output until it ends, unload it.\n"
 	"\n"
 	"  -o FILE    write the script's output to FILE instead of stdout\n"
+	"  -c CMD     run the shell command CMD once the module runs; target() is its\n"
+	"             process; when it exits, the end probes run\n"
 	"  -v         say what happens, with timings\n"
 	"  -h         print this help and exit\n"
 	"\n"
@@ -66,6 +68,11 @@ typedef struct Run {
 	char **params;          /* PARAM=VALUE words */
 	int nparams;
 	const char *output;     /* -o FILE, or NULL */
+	const char *command;    /* -c CMD, or NULL */
+	pid_t cmd_pid;          /* its process, waiting on cmd_gate until the module runs */
+	int cmd_gate;           /* write end of its pipe: a byte releases it, EOF kills it */
+	bool cmd_released, cmd_done, starter_reaped;
+	int starter_status;
 	int verbose;
 	ModInfo mi;
 	char *param_string;     /* what finit_module gets */
@@ -157,9 +164,10 @@ static void parse_args(int argc, char **argv, Run *r)
 {
 	int c;
 	opterr = 0;
-	while ((c = getopt(argc, argv, "+o:vh")) != -1) {
+	while ((c = getopt(argc, argv, "+:o:c:vh")) != -1) {
 		switch (c) {
 		case 'o': r->output = optarg; break;
+		case 'c': r->command = optarg; break;
 		case 'v': r->verbose++; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case ':': usage_error("option '-%c' needs a value", optopt);
@@ -167,7 +175,7 @@ static void parse_args(int argc, char **argv, Run *r)
 		}
 	}
 	if (optind >= argc)
-		usage_error("no module given (hwtap-run [-o FILE] [-v] MODULE.ko "
+		usage_error("no module given (hwtap-run [-o FILE] [-c CMD] [-v] MODULE.ko "
 			    "[PARAM=VALUE ...])");
 	r->ko = argv[optind];
 	r->params = argv + optind + 1;
@@ -410,13 +418,76 @@ static int start(Run *r)
  * errno. */
 static int start_result(Run *r)
 {
-	int status;
-	while (waitpid(r->starter, &status, 0) < 0)
+	int status = r->starter_status;
+	while (!r->starter_reaped && waitpid(r->starter, &status, 0) < 0)
 		if (errno != EINTR)
 			return ECHILD;
+	r->starter_reaped = true;
 	if (!WIFEXITED(status))
 		return EINTR;
 	return WEXITSTATUS(status);
+}
+
+/* ---- -c CMD ------------------------------------------------------------------------- */
+
+/* The command's process exists before the module loads (target() is its pid) and waits on
+ * a pipe: one byte runs the command, end of file without one ends it. */
+static int fork_command(Run *r)
+{
+	int gate[2];
+	if (pipe(gate)) {
+		error("cannot run '%s': %s", r->command, strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	r->cmd_pid = fork();
+	if (r->cmd_pid < 0) {
+		error("cannot run '%s': %s", r->command, strerror(errno));
+		return -1;
+	}
+	if (r->cmd_pid == 0) {
+		char go;
+		close(gate[1]);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (read(gate[0], &go, 1) != 1)
+			_exit(127);
+		close(gate[0]);
+		execl("/bin/sh", "sh", "-c", r->command, (char *)NULL);
+		_exit(127);
+	}
+	close(gate[0]);
+	r->cmd_gate = gate[1];
+	return 0;
+}
+
+static void drain_available(Run *r);
+static void send_stop(Run *r, const char *why);
+
+/* Called as the relay loop turns: runs the command once the start succeeded, and stops
+ * the session when the command has exited. */
+static void watch_command(Run *r)
+{
+	if (!r->cmd_pid || r->cmd_done)
+		return;
+	if (!r->starter_reaped && waitpid(r->starter, &r->starter_status, WNOHANG) == r->starter)
+		r->starter_reaped = true;
+	if (!r->cmd_released && r->starter_reaped) {
+		bool ok = WIFEXITED(r->starter_status) && WEXITSTATUS(r->starter_status) == 0;
+		drain_available(r);        /* the begin probes' output comes first */
+		if (ok && write(r->cmd_gate, "g", 1) == 1)
+			note(r, "command started: %s", r->command);
+		close(r->cmd_gate);        /* without the byte: the command never runs */
+		r->cmd_released = true;
+	}
+	int status;
+	if (r->cmd_released && waitpid(r->cmd_pid, &status, WNOHANG) == r->cmd_pid) {
+		r->cmd_done = true;
+		note(r, "command exited");
+		if (!r->stop_sent)
+			send_stop(r, "the command exited");
+	}
 }
 
 static void send_stop(Run *r, const char *why)
@@ -502,14 +573,25 @@ static const char *signal_name(int sig)
 	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
 }
 
+static unsigned char relay_buf[READ_SIZE];
+
+/* What is there to read now, without waiting. */
+static void drain_available(Run *r)
+{
+	ssize_t n;
+	while ((n = read(r->out_fd, relay_buf, sizeof(relay_buf))) > 0)
+		dispatch(r, relay_buf, n);
+}
+
 /* Until end of file: 0, or -1 when `out' cannot be read. */
 static int relay(Run *r)
 {
-	static unsigned char buf[READ_SIZE];
+	unsigned char *buf = relay_buf;
 	for (;;) {
+		watch_command(r);
 		if (caught_signal && !r->stop_sent)
 			send_stop(r, signal_name(caught_signal));
-		ssize_t n = read(r->out_fd, buf, sizeof(buf));
+		ssize_t n = read(r->out_fd, buf, sizeof(relay_buf));
 		if (n > 0) {
 			dispatch(r, buf, n);
 			continue;
@@ -518,7 +600,9 @@ static int relay(Run *r)
 			return 0;
 		if (errno == EAGAIN) {
 			struct pollfd p = { .fd = r->out_fd, .events = POLLIN };
-			ppoll(&p, 1, NULL, &r->wait_mask);      /* EINTR: a stop signal */
+			/* EINTR: a stop signal; with a command, look at it every 20 ms */
+			struct timespec tick = { 0, 20000000 };
+			ppoll(&p, 1, r->cmd_pid && !r->cmd_done ? &tick : NULL, &r->wait_mask);
 			continue;
 		}
 		if (errno == EINTR)
@@ -589,9 +673,24 @@ int main(int argc, char **argv)
 	if (check_module(&r) || open_output(&r))
 		return 1;
 	setup_signals(&r);
-	if (load(&r))
+	if (r.command) {
+		if (fork_command(&r))
+			return 1;
+		char *p = xformat("%s%shwtap_target=%d", r.param_string,
+				  *r.param_string ? " " : "", (int)r.cmd_pid);
+		free(r.param_string);
+		r.param_string = p;
+	}
+	if (load(&r)) {
+		if (r.cmd_pid)
+			close(r.cmd_gate);
 		return 1;
+	}
 	int status = session(&r);
+	if (r.cmd_pid && !r.cmd_released)
+		close(r.cmd_gate);
+	if (r.cmd_pid && !r.cmd_done)
+		waitpid(r.cmd_pid, NULL, 0);
 	if (unload(&r))
 		status = 1;
 	return status;

@@ -413,6 +413,7 @@ struct Session {
 	int bufsize_mb;                   /* -s */
 	const char *output_file;          /* -o */
 	long target_pid;                  /* -x: what target() returns */
+	const char *command;              /* -c: run it while the module runs */
 	bool vm;                          /* --vm: run in the QEMU guest */
 	int vm_cpus, vm_mem, vm_timeout;
 	VEC(char *) vm_modprobe;

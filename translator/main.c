@@ -32,6 +32,8 @@ static const char usage_text[] =
 	"  -s MB             output buffer per CPU in MiB (default 256 KiB)\n"
 	"  -o FILE           write the script's output to FILE\n"
 	"  -x PID            the process target() returns\n"
+	"  -c CMD            run the shell command CMD (in the guest with --vm) once the\n"
+	"                    module runs; target() is its process; its exit ends the run\n"
 	"      --vm          run in a QEMU guest (the default where this kernel cannot\n"
 	"                    load modules); --vm-kernel=RELEASE (same as -r),\n"
 	"                    --vm-cpus=N (2), --vm-mem=MB (512), --vm-modprobe=MODULE,\n"
@@ -148,11 +150,12 @@ int main(int argc, char **argv)
 	bool list_vars = false;
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:e:I:D:r:m:s:o:x:gvl:L:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:e:I:D:r:m:s:o:x:c:gvl:L:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': check_module_name(optarg); s.module_name = optarg; break;
 		case 's': s.bufsize_mb = positive(optarg, "-s", 4096); break;
 		case 'o': s.output_file = optarg; break;
+		case 'c': s.command = optarg; break;
 		case 'x': s.target_pid = positive(optarg, "-x", 4194304); break;
 		case OPT_VM: s.vm = true; break;
 		case OPT_VM_CPUS: s.vm_cpus = positive(optarg, "--vm-cpus", 64); break;
@@ -187,6 +190,8 @@ int main(int argc, char **argv)
 	}
 	if (release)
 		session_set_kernel(&s, release);
+	if (s.command && s.target_pid)
+		usage_error("-c and -x both name the target process: use one");
 	if (list)
 		return list_points(&s, list, list_vars);
 

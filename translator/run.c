@@ -67,7 +67,8 @@ static int run_in_guest(Session *s, const char *loader, const char *ko, const ch
 		.mem_mb = s->vm_mem,
 		.modprobe = (const char **)modprobe.data,
 		.files = (const char **)files.data,
-		.script = xformat("/root/hwtap-run /root/%s.ko %s", name, params),
+		.script = xformat("/root/hwtap-run %s/root/%s.ko %s", s->command ?
+				  xformat("-c %s ", shell_quote(s->command)) : "", name, params),
 		.timeout_s = s->vm_timeout,
 		.verbose = s->verbose,
 	};
@@ -87,12 +88,13 @@ static int run_in_guest(Session *s, const char *loader, const char *ko, const ch
 
 /* hwtap-run [-o FILE] MODULE.ko PARAMS here, as a child: its exit status */
 static int run_here(const char *loader, const char *ko, const char *output,
-		    const char *params)
+		    const char *command, const char *params)
 {
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
-		const char *opts = output ? xformat("-o %s", shell_quote(output)) : "";
+		const char *opts = xformat("%s%s", output ? xformat("-o %s ", shell_quote(output))
+					   : "", command ? xformat("-c %s ", shell_quote(command)) : "");
 		execl("/bin/sh", "sh", "-c", xformat("exec %s %s %s%s", shell_quote(loader), opts,
 						     shell_quote(ko), params), (char *)NULL);
 		_exit(127);
@@ -119,7 +121,7 @@ int run_module(Session *s, const char *ko, const char *name)
 		sb_printf(&params, " hwtap_target=%ld", s->target_pid);
 	bool guest = s->vm || !kernel_takes_modules();
 	if (!guest)
-		return run_here(loader, ko, s->output_file, params.buf);
+		return run_here(loader, ko, s->output_file, s->command, params.buf);
 	FILE *out = stdout;
 	if (s->output_file && !(out = fopen(s->output_file, "w"))) {
 		fprintf(stderr, "hwtap: error: cannot write the output file '%s': %m\n",

@@ -356,6 +356,10 @@ struct Symbol {
 	Token *typed_at;                 /* where its type was first decided */
 	bool assigned;
 	bool read;
+	/* statistics, from check.c: one histogram kind and one @variance bit shift each */
+	Node *hist;                      /* the first @hist_log/@hist_linear of it, or NULL */
+	int bit_shift;
+	bool variance;                   /* @variance reads it */
 };
 
 /* print, printf, sprintf ...: functions of the language itself */
@@ -371,6 +375,10 @@ int elaborate(Session *s);                /* 0, or the number of errors */
 const Builtin *find_builtin(const char *name);
 bool is_print_builtin(const char *name);  /* print, printf, sprintf ... */
 void print_elaborated(FILE *out, Session *s);
+
+/* ---- check.c: pass 2's checks on the elaborated program --------------------------------- */
+
+void check_program(Session *s);   /* foreach writes, histogram kinds, bit shifts */
 
 /* ---- translate.c: pass 3 ------------------------------------------------------------- */
 

@@ -1516,5 +1516,7 @@ int elaborate(Session *s)
 			error_at(sym->decl, "the type of global '%s' cannot be inferred", sym->name);
 		vec_push(&s->globals, sym->global);
 	}
+	if (!diag_errors)
+		check_program(s);
 	return diag_errors;
 }

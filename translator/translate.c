@@ -13,32 +13,17 @@
  * function's `out' label. Strings are MAXSTRINGLEN buffers; an expression that makes a new
  * string writes it into a temporary of the current frame.
  */
-#include "hwtap.h"
+#include "translate.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-	Session *s;
-	StrBuf *out;
-	StrBuf *decl;          /* the current frame's struct members (locals, temporaries) */
-	int ntmp;
-	Function *func;        /* NULL in a probe */
-	int indent;
-	StrBuf pre;            /* a print call's arguments, computed in order */
-	int nargs;
-} Gen;
-
-static void expr(Gen *g, StrBuf *sb, Node *n);
-
-static void unsupported(Node *n, const char *what)
+void tr_unsupported(Node *n, const char *what)
 {
 	error_at(n->tok, "pass 3 cannot translate %s yet", what);
 }
 
-static void line(Gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void line(Gen *g, const char *fmt, ...)
+void tr_line(Gen *g, const char *fmt, ...)
 {
 	for (int i = 0; i < g->indent; i++)
 		sb_putc(g->out, '\t');
@@ -50,7 +35,7 @@ static void line(Gen *g, const char *fmt, ...)
 }
 
 /* A C string literal for s (any bytes). */
-static char *c_string(const char *s, size_t len)
+char *tr_c_string(const char *s, size_t len)
 {
 	StrBuf sb = {0};
 	sb_putc(&sb, '"');
@@ -72,68 +57,102 @@ static char *c_string(const char *s, size_t len)
 static const char *where(Node *n)
 {
 	char *at = xformat("%s:%d:%d", n->tok->file->name, n->tok->line, n->tok->col);
-	return c_string(at, strlen(at));
+	return tr_c_string(at, strlen(at));
 }
 
 /* A new string temporary of the current frame. */
-static char *temp(Gen *g)
+char *tr_temp(Gen *g)
 {
 	int k = g->ntmp++;
 	sb_printf(g->decl, "\tchar __tmp%d[MAXSTRINGLEN];\n", k);
 	return xformat("l->__tmp%d", k);
 }
 
-static char *var_ref(Symbol *sym)
+char *tr_var_ref(Symbol *sym)
 {
 	if (sym->kind == SYM_GLOBAL)
 		return xformat("g_%s", sym->name);
 	return xformat("l->l_%s", sym->name);
 }
 
+/* A function's C name: overloads (by arity) of one name get __1, __2 ... */
+static char *fn_name(Session *s, Function *f)
+{
+	int k = 0;
+	for (int i = 0; i < s->funcs.len && s->funcs.data[i] != f; i++)
+		k += !strcmp(((Function *)s->funcs.data[i])->name, f->name);
+	return k ? xformat("%s__%d", f->name, k) : f->name;
+}
+
 static void lvalue(Gen *g, StrBuf *sb, Node *n)
 {
 	if (n->kind != N_VAR) {
-		unsupported(n, "an assignment to an array element");
+		tr_unsupported(n, "an assignment to an array element");
 		return;
 	}
-	sb_puts(sb, var_ref(n->sym));
+	sb_puts(sb, tr_var_ref(n->sym));
 }
 
 /* ---- expressions ------------------------------------------------------------------------ */
 
-static void binary_long(Gen *g, StrBuf *sb, Node *n)
+char *tr_binary_op(const char *op, const char *a, const char *b)
 {
-	const char *op = n->op;
-	StrBuf a = {0}, b = {0};
-	expr(g, &a, n->lhs);
-	expr(g, &b, n->rhs);
 	if (!strcmp(op, "/") || !strcmp(op, "%")) {
 		/* x / 0 is an error; INT64_MIN / -1 would trap */
-		sb_printf(sb, "({ int64_t __l = (%s), __r = (%s); if (unlikely(__r == 0)) { "
-			  "_hwtap_error(&c->base, \"division by zero\"); goto out; } __r == -1 ? "
-			  "%s : __l %s __r; })", a.buf, b.buf, op[0] == '/' ? "(int64_t)(0 - "
-			  "(uint64_t)__l)" : "0", op);
-	} else if (!strcmp(op, "<<") || !strcmp(op, ">>")) {
-		sb_printf(sb, "({ int64_t __l = (%s), __r = (%s); (int64_t)(__l %s (__r & 63)); })",
-			  a.buf, b.buf, op[0] == '<' ? "<<" : ">>");
-	} else if (!strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*")) {
-		/* wraps as two's complement, as in SystemTap */
-		sb_printf(sb, "({ int64_t __l = (%s), __r = (%s); (int64_t)((uint64_t)__l %s "
-			  "(uint64_t)__r); })", a.buf, b.buf, op);
-	} else {
-		sb_printf(sb, "({ int64_t __l = (%s), __r = (%s); (int64_t)(__l %s __r); })",
-			  a.buf, b.buf, op);
+		return xformat("({ int64_t __l = (%s), __r = (%s); if (unlikely(__r == 0)) { "
+			       "_hwtap_error(&c->base, \"division by zero\"); goto out; } __r == -1 ? "
+			       "%s : __l %s __r; })", a, b, op[0] == '/' ? "(int64_t)(0 - "
+			       "(uint64_t)__l)" : "0", op);
 	}
+	if (!strcmp(op, "<<") || !strcmp(op, ">>"))
+		return xformat("({ int64_t __l = (%s), __r = (%s); (int64_t)(__l %s (__r & 63)); })",
+			       a, b, op[0] == '<' ? "<<" : ">>");
+	if (!strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*"))
+		/* wraps as two's complement, as in SystemTap */
+		return xformat("({ int64_t __l = (%s), __r = (%s); (int64_t)((uint64_t)__l %s "
+			       "(uint64_t)__r); })", a, b, op);
+	return xformat("({ int64_t __l = (%s), __r = (%s); (int64_t)(__l %s __r); })", a, b, op);
+}
+
+static void binary_long(Gen *g, StrBuf *sb, Node *n)
+{
+	StrBuf a = {0}, b = {0};
+	tr_expr(g, &a, n->lhs);
+	tr_expr(g, &b, n->rhs);
+	sb_puts(sb, tr_binary_op(n->op, a.buf, b.buf));
+}
+
+/* Whether evaluating n could change a variable or print: calls, assignments, ++, --. */
+bool tr_has_side_effects(Node *n)
+{
+	if (!n)
+		return false;
+	switch (n->kind) {
+	case N_NUM: case N_STR: case N_VAR: case N_STAR: case N_AT_DEFINED:
+		return false;
+	case N_INDEX: case N_IN: case N_AT_OP: case N_HIST: case N_HIST_INDEX:
+	case N_UNARY: case N_BINARY: case N_CONCAT: case N_COMPARE: case N_LOGICAL:
+	case N_TERNARY:
+		break;
+	default:
+		return true;
+	}
+	for (int i = 0; i < n->args.len; i++)
+		if (tr_has_side_effects(n->args.data[i]))
+			return true;
+	return tr_has_side_effects(n->lhs) || tr_has_side_effects(n->rhs) ||
+	       tr_has_side_effects(n->cond) || tr_has_side_effects(n->then) ||
+	       tr_has_side_effects(n->els);
 }
 
 static void compare(Gen *g, StrBuf *sb, Node *n)
 {
 	StrBuf a = {0}, b = {0};
-	expr(g, &a, n->lhs);
-	expr(g, &b, n->rhs);
+	tr_expr(g, &a, n->lhs);
+	tr_expr(g, &b, n->rhs);
 	if (n->lhs->type == TY_STRING)
 		sb_printf(sb, "({ const char *__l = _hwtap_assign_str(%s, %s); (int64_t)"
-			  "(strcmp(__l, %s) %s 0); })", temp(g), a.buf, b.buf, n->op);
+			  "(strcmp(__l, %s) %s 0); })", tr_temp(g), a.buf, b.buf, n->op);
 	else
 		sb_printf(sb, "({ int64_t __l = (%s), __r = (%s); (int64_t)(__l %s __r); })",
 			  a.buf, b.buf, n->op);
@@ -144,14 +163,15 @@ static void compare(Gen *g, StrBuf *sb, Node *n)
 static void call(Gen *g, StrBuf *sb, Node *n)
 {
 	Function *f = n->func;
+	char *fn = fn_name(g->s, f);
 	StrBuf pre = {0}, copy = {0};
 	for (int i = 0; i < n->args.len; i++) {
 		Node *a = n->args.data[i];
 		Symbol *p = f->locals.data[i];
 		StrBuf v = {0};
-		expr(g, &v, a);
+		tr_expr(g, &v, a);
 		if (p->type == TY_STRING) {
-			char *t = temp(g);
+			char *t = tr_temp(g);
 			sb_printf(&pre, "_hwtap_assign_str(%s, %s); ", t, v.buf);
 			sb_printf(&copy, "strscpy(__f->l_%s, %s, MAXSTRINGLEN); ", p->name, t);
 		} else {
@@ -163,11 +183,11 @@ static void call(Gen *g, StrBuf *sb, Node *n)
 		  "MAXNESTING)) { _hwtap_error(&c->base, \"MAXNESTING exceeded\"); goto out; } "
 		  "__f = &c->frames[c->base.nesting + 1].f_%s; %sc->base.nesting++; "
 		  "function_%s(c); c->base.nesting--; if (unlikely(c->base.last_error)) goto out; ",
-		  pre.buf ? pre.buf : "", f->name, f->name, copy.buf ? copy.buf : "", f->name);
+		  pre.buf ? pre.buf : "", fn, fn, copy.buf ? copy.buf : "", fn);
 	if (!f->has_value)
 		sb_puts(sb, "0; })");
 	else if (f->rtype == TY_STRING)
-		sb_printf(sb, "_hwtap_assign_str(%s, __f->__retval); })", temp(g));
+		sb_printf(sb, "_hwtap_assign_str(%s, __f->__retval); })", tr_temp(g));
 	else
 		sb_puts(sb, "__f->__retval; })");
 }
@@ -193,15 +213,44 @@ static const char *kernel_conversion(char conv)
 static char *ordered_arg(Gen *g, Node *a)
 {
 	StrBuf v = {0};
-	expr(g, &v, a);
+	tr_expr(g, &v, a);
 	int k = g->nargs++;
 	if (a->type == TY_STRING) {
-		sb_printf(&g->pre, "const char *__p%d = _hwtap_assign_str(%s, %s); ", k, temp(g),
+		sb_printf(&g->pre, "const char *__p%d = _hwtap_assign_str(%s, %s); ", k, tr_temp(g),
 			  v.buf);
 		return xformat("__p%d", k);
 	}
 	sb_printf(&g->pre, "long long __p%d = (%s); ", k, v.buf);
 	return xformat("__p%d", k);
+}
+
+static int binary_size(int n)
+{
+	return n == 1 || n == 2 || n == 4 || n == 8 ? n : -1;
+}
+
+/* %b writes a value's bytes (little-endian) as SystemTap does: precision 1, 2, 4 or 8
+ * bytes (8 by default, or the width when that is one of those), padded with NULs to the
+ * width, before them or after with '-'. Each byte is a %c, which writes NULs too. */
+static void binary_directive(StrBuf *fmt, StrBuf *args, const char *spec, const char *v)
+{
+	const char *p = spec + 1 + strspn(spec + 1, "-+ #0");
+	int width = *p >= '0' && *p <= '9' ? atoi(p) : -1;
+	const char *dot = strchr(spec, '.');
+	int prec = dot ? binary_size(atoi(dot + 1)) : -1;
+	if (width == -1)
+		width = prec = prec == -1 ? 8 : prec;
+	else if (prec == -1)
+		prec = binary_size(width) == -1 ? 8 : width;
+	bool left = strchr(spec, '-') != NULL;
+	for (int i = 0; !left && i < width - prec; i++)
+		sb_puts(fmt, "%c"), sb_puts(args, ", 0");
+	for (int i = 0; i < prec; i++) {
+		sb_puts(fmt, "%c");
+		sb_printf(args, ", (int)(((uint64_t)%s >> %d) & 0xff)", v, 8 * i);
+	}
+	for (int i = 0; left && i < width - prec; i++)
+		sb_puts(fmt, "%c"), sb_puts(args, ", 0");
 }
 
 /* The format and argument list for _hwtap_printf(); args is ", a, b" or "". */
@@ -235,11 +284,13 @@ static void format_call(Gen *g, Node *n, int first, StrBuf *fmt, StrBuf *args)
 		char conv = f->str[j];
 		const char *k = kernel_conversion(conv);
 		char *v = ordered_arg(g, n->args.data[arg++]);
-		if (conv == 'p') {
+		if (conv == 'b') {
+			binary_directive(fmt, args, spec.buf, v);
+		} else if (conv == 'p') {
 			sb_puts(fmt, "0x%llx");        /* SystemTap: 0xff, 0x0 */
 			sb_printf(args, ", (unsigned long long)%s", v);
 		} else if (!k) {
-			unsupported(f, xformat("the printf directive '%%%c'", conv));
+			tr_unsupported(f, xformat("the printf directive '%%%c'", conv));
 		} else {
 			sb_printf(fmt, "%s%s", spec.buf, k);
 			sb_printf(args, conv == 'c' ? ", (int)%s" : ", %s", v);
@@ -263,7 +314,7 @@ static void print_args_format(Gen *g, Node *n, const Builtin *b, StrBuf *fmt, St
 	for (int i = from; i < n->args.len; i++) {
 		Node *a = n->args.data[i];
 		if (a->type == TY_HIST) {
-			unsupported(a, "histograms");
+			tr_unsupported(a, "histograms");
 			continue;
 		}
 		for (const char *p = i > from ? delim : ""; *p; p++)
@@ -278,6 +329,10 @@ static void print_args_format(Gen *g, Node *n, const Builtin *b, StrBuf *fmt, St
 static void builtin(Gen *g, StrBuf *sb, Node *n, const Builtin *b)
 {
 	StrBuf fmt = {0}, args = {0};
+	if (b->min_args >= 0 && n->args.len == 1 && ((Node *)n->args.data[0])->type == TY_HIST) {
+		stat_hist_print(g, sb, n->args.data[0], b->returns_string);
+		return;
+	}
 	StrBuf outer = g->pre;
 	int outer_n = g->nargs;
 	g->pre = (StrBuf){0};
@@ -287,9 +342,9 @@ static void builtin(Gen *g, StrBuf *sb, Node *n, const Builtin *b)
 		format_call(g, n, 1, &fmt, &args);
 	else
 		print_args_format(g, n, b, &fmt, &args);
-	char *f = c_string(fmt.buf, fmt.len);
+	char *f = tr_c_string(fmt.buf, fmt.len);
 	if (b->returns_string)
-		sb_printf(sb, "({ %s_hwtap_sprintf(%s, %s%s); })", g->pre.buf, temp(g), f,
+		sb_printf(sb, "({ %s_hwtap_sprintf(%s, %s%s); })", g->pre.buf, tr_temp(g), f,
 			  args.buf);
 	else
 		sb_printf(sb, "({ %s_hwtap_printf(&c->base, %s%s); 0; })", g->pre.buf, f,
@@ -302,11 +357,15 @@ static void assign(Gen *g, StrBuf *sb, Node *n)
 {
 	StrBuf lv = {0}, rv = {0};
 	if (!strcmp(n->op, "<<<")) {
-		unsupported(n, "statistics");
+		stat_add(g, sb, n);
+		return;
+	}
+	if (n->lhs->kind == N_INDEX) {
+		arr_assign(g, sb, n);
 		return;
 	}
 	lvalue(g, &lv, n->lhs);
-	expr(g, &rv, n->rhs);
+	tr_expr(g, &rv, n->rhs);
 	if (n->lhs->type == TY_STRING) {
 		if (!strcmp(n->op, ".="))
 			sb_printf(sb, "_hwtap_concat(%s, %s, %s)", lv.buf, lv.buf, rv.buf);
@@ -318,16 +377,12 @@ static void assign(Gen *g, StrBuf *sb, Node *n)
 		sb_printf(sb, "(%s = (%s))", lv.buf, rv.buf);
 		return;
 	}
-	/* x op= y is x = x op y, with binary_long's checks */
-	Node bin = {.kind = N_BINARY, .tok = n->tok, .type = TY_LONG, .lhs = n->lhs,
-		    .rhs = n->rhs};
-	bin.op = xstrndup(n->op, strlen(n->op) - 1);
-	StrBuf v = {0};
-	binary_long(g, &v, &bin);
-	sb_printf(sb, "(%s = %s)", lv.buf, v.buf);
+	/* x op= y is x = x op y, with tr_binary_op's checks */
+	char *op = xstrndup(n->op, strlen(n->op) - 1);
+	sb_printf(sb, "(%s = %s)", lv.buf, tr_binary_op(op, lv.buf, rv.buf));
 }
 
-static void expr(Gen *g, StrBuf *sb, Node *n)
+void tr_expr(Gen *g, StrBuf *sb, Node *n)
 {
 	StrBuf a = {0}, b = {0};
 	switch (n->kind) {
@@ -335,10 +390,10 @@ static void expr(Gen *g, StrBuf *sb, Node *n)
 		sb_printf(sb, "((int64_t)0x%llxULL)", (unsigned long long)n->num);
 		return;
 	case N_STR:
-		sb_puts(sb, c_string(n->str, n->str_len));
+		sb_puts(sb, tr_c_string(n->str, n->str_len));
 		return;
 	case N_VAR:
-		sb_puts(sb, var_ref(n->sym));
+		sb_puts(sb, tr_var_ref(n->sym));
 		return;
 	case N_CALL: {
 		const Builtin *bi = n->func ? NULL : find_builtin(n->name);
@@ -349,7 +404,7 @@ static void expr(Gen *g, StrBuf *sb, Node *n)
 		return;
 	}
 	case N_UNARY:
-		expr(g, &a, n->lhs);
+		tr_expr(g, &a, n->lhs);
 		if (n->op[0] == '-')   /* -INT64_MIN wraps */
 			sb_printf(sb, "((int64_t)(0 - (uint64_t)(%s)))", a.buf);
 		else
@@ -357,6 +412,10 @@ static void expr(Gen *g, StrBuf *sb, Node *n)
 		return;
 	case N_PREINC:
 	case N_POSTINC:
+		if (n->lhs->kind == N_INDEX) {
+			arr_incdec(g, sb, n);
+			return;
+		}
 		lvalue(g, &a, n->lhs);
 		if (n->kind == N_PREINC)
 			sb_printf(sb, "(%s%s)", n->op, a.buf);
@@ -367,8 +426,8 @@ static void expr(Gen *g, StrBuf *sb, Node *n)
 		binary_long(g, sb, n);
 		return;
 	case N_LOGICAL:
-		expr(g, &a, n->lhs);
-		expr(g, &b, n->rhs);
+		tr_expr(g, &a, n->lhs);
+		tr_expr(g, &b, n->rhs);
 		sb_printf(sb, "((int64_t)((%s) %s (%s)))", a.buf, n->op, b.buf);
 		return;
 	case N_COMPARE:
@@ -376,22 +435,22 @@ static void expr(Gen *g, StrBuf *sb, Node *n)
 		return;
 	case N_CONCAT: {
 		/* the left side first, kept from what the right side may change */
-		expr(g, &a, n->lhs);
-		expr(g, &b, n->rhs);
-		char *left = temp(g);
+		tr_expr(g, &a, n->lhs);
+		tr_expr(g, &b, n->rhs);
+		char *left = tr_temp(g);
 		sb_printf(sb, "({ _hwtap_assign_str(%s, %s); _hwtap_concat(%s, %s, %s); })", left,
-			  a.buf, temp(g), left, b.buf);
+			  a.buf, tr_temp(g), left, b.buf);
 		return;
 	}
 	case N_TERNARY: {
 		if (n->cond->kind == N_AT_DEFINED) {       /* folded in pass 2 */
-			expr(g, sb, n->cond->num ? n->then : n->els);
+			tr_expr(g, sb, n->cond->num ? n->then : n->els);
 			return;
 		}
 		StrBuf cnd = {0};
-		expr(g, &cnd, n->cond);
-		expr(g, &a, n->then);
-		expr(g, &b, n->els);
+		tr_expr(g, &cnd, n->cond);
+		tr_expr(g, &a, n->then);
+		tr_expr(g, &b, n->els);
 		sb_printf(sb, "((%s) ? (%s) : (%s))", cnd.buf, a.buf, b.buf);
 		return;
 	}
@@ -405,46 +464,51 @@ static void expr(Gen *g, StrBuf *sb, Node *n)
 		sb_printf(sb, "({ %s; })", n->str);
 		return;
 	case N_INDEX:
+		arr_read(g, sb, n);
+		return;
 	case N_IN:
-		unsupported(n, "arrays");
+		arr_in(g, sb, n);
 		return;
 	case N_AT_OP:
-	case N_HIST:
+		stat_op(g, sb, n);
+		return;
 	case N_HIST_INDEX:
-		unsupported(n, "statistics");
+		stat_hist_index(g, sb, n);
+		return;
+	case N_HIST:
+		tr_unsupported(n, "a histogram outside print");
 		return;
 	case N_REGEX:
-		unsupported(n, "regular expressions");
+		tr_unsupported(n, "regular expressions");
 		return;
 	case N_TARGET:
-		unsupported(n, "context variables");
+		tr_unsupported(n, "context variables");
 		return;
 	default:
-		unsupported(n, "this expression");
+		tr_unsupported(n, "this expression");
 	}
 }
 
 /* ---- statements ------------------------------------------------------------------------- */
 
-static void stmt(Gen *g, Node *n);
 
 static void stmt_header(Gen *g, Node *n)
 {
-	line(g, "c->base.last_stmt = %s;", where(n));
-	line(g, "if (unlikely(!_hwtap_action(&c->base, 1))) goto out;");
+	tr_line(g, "c->base.last_stmt = %s;", where(n));
+	tr_line(g, "if (unlikely(!_hwtap_action(&c->base, 1))) goto out;");
 }
 
 static void block(Gen *g, Node *n)
 {
-	line(g, "{");
+	tr_line(g, "{");
 	g->indent++;
 	for (int i = 0; i < n->args.len; i++)
-		stmt(g, n->args.data[i]);
+		tr_stmt(g, n->args.data[i]);
 	g->indent--;
-	line(g, "}");
+	tr_line(g, "}");
 }
 
-static void stmt(Gen *g, Node *n)
+void tr_stmt(Gen *g, Node *n)
 {
 	StrBuf a = {0};
 	switch (n->kind) {
@@ -455,23 +519,23 @@ static void stmt(Gen *g, Node *n)
 		return;
 	case N_EXPR_STMT:
 		stmt_header(g, n);
-		expr(g, &a, n->lhs);
-		line(g, "(void)(%s);", a.buf);
+		tr_expr(g, &a, n->lhs);
+		tr_line(g, "(void)(%s);", a.buf);
 		return;
 	case N_IF:
 		if (n->cond->kind == N_AT_DEFINED) {       /* folded in pass 2 */
 			if (n->cond->num)
-				stmt(g, n->then);
+				tr_stmt(g, n->then);
 			else if (n->els)
-				stmt(g, n->els);
+				tr_stmt(g, n->els);
 			return;
 		}
 		stmt_header(g, n);
-		expr(g, &a, n->cond);
-		line(g, "if (%s)", a.buf);
+		tr_expr(g, &a, n->cond);
+		tr_line(g, "if (%s)", a.buf);
 		block(g, &(Node){.kind = N_BLOCK, .args = {.data = (void **)&n->then, .len = 1}});
 		if (n->els) {
-			line(g, "else");
+			tr_line(g, "else");
 			block(g, &(Node){.kind = N_BLOCK, .args = {.data = (void **)&n->els,
 								   .len = 1}});
 		}
@@ -480,65 +544,76 @@ static void stmt(Gen *g, Node *n)
 	case N_FOR: {
 		StrBuf init = {0}, cond = {0}, inc = {0};
 		if (n->init)
-			expr(g, &init, n->init);
+			tr_expr(g, &init, n->init);
 		if (n->cond)
-			expr(g, &cond, n->cond);
+			tr_expr(g, &cond, n->cond);
 		if (n->inc)
-			expr(g, &inc, n->inc);
+			tr_expr(g, &inc, n->inc);
 		stmt_header(g, n);
-		line(g, "for (%s; %s; %s) {", init.buf ? xformat("(void)(%s)", init.buf) : "",
+		tr_line(g, "for (%s; %s; %s) {", init.buf ? xformat("(void)(%s)", init.buf) : "",
 		     cond.buf ? cond.buf : "", inc.buf ? xformat("(void)(%s)", inc.buf) : "");
 		g->indent++;
-		line(g, "if (unlikely(!_hwtap_action(&c->base, 1))) goto out;");
-		stmt(g, n->body);
+		tr_line(g, "if (unlikely(!_hwtap_action(&c->base, 1))) goto out;");
+		tr_stmt(g, n->body);
 		g->indent--;
-		line(g, "}");
+		tr_line(g, "}");
 		return;
 	}
 	case N_BREAK:
-		line(g, "break;");
+		tr_line(g, "break;");
 		return;
 	case N_CONTINUE:
-		line(g, "continue;");
+		tr_line(g, "continue;");
 		return;
 	case N_NEXT:
-		line(g, "goto out;");
+		tr_line(g, "goto out;");
 		return;
 	case N_RETURN:
 		stmt_header(g, n);
 		if (n->lhs) {
-			expr(g, &a, n->lhs);
+			tr_expr(g, &a, n->lhs);
 			if (g->func->rtype == TY_STRING)
-				line(g, "_hwtap_assign_str(l->__retval, %s);", a.buf);
+				tr_line(g, "_hwtap_assign_str(l->__retval, %s);", a.buf);
 			else
-				line(g, "l->__retval = (%s);", a.buf);
+				tr_line(g, "l->__retval = (%s);", a.buf);
 		}
-		line(g, "goto out;");
+		tr_line(g, "goto out;");
 		return;
 	case N_EMBEDDED:
-		line(g, "{\n%s\n}", n->str);
+		tr_line(g, "{\n%s\n}", n->str);
 		return;
 	case N_DELETE:
+		if (n->lhs->kind == N_VAR && n->lhs->sym->type == TY_STATS &&
+		    n->lhs->sym->arity <= 0) {
+			stmt_header(g, n);
+			stat_delete(g, n);
+			return;
+		}
 		if (n->lhs->kind == N_VAR && n->lhs->sym->arity <= 0) {
 			/* a scalar: back to 0 or "" */
 			stmt_header(g, n);
-			char *v = var_ref(n->lhs->sym);
+			char *v = tr_var_ref(n->lhs->sym);
 			if (n->lhs->sym->type == TY_STRING)
-				line(g, "%s[0] = '\\0';", v);
+				tr_line(g, "%s[0] = '\\0';", v);
 			else
-				line(g, "%s = 0;", v);
+				tr_line(g, "%s = 0;", v);
 			return;
 		}
-		unsupported(n, "arrays");
+		stmt_header(g, n);
+		arr_delete(g, n);
 		return;
 	case N_FOREACH:
-		unsupported(n, "arrays");
+		stmt_header(g, n);
+		if (n->array->kind == N_HIST)
+			stat_hist_foreach(g, n);
+		else
+			arr_foreach(g, n);
 		return;
 	case N_TRY:
-		unsupported(n, "try/catch");
+		tr_unsupported(n, "try/catch");
 		return;
 	default:
-		unsupported(n, "this statement");
+		tr_unsupported(n, "this statement");
 	}
 }
 
@@ -565,9 +640,9 @@ static void reset_locals(Gen *g, Vec *locals, int from)
 	for (int i = from; i < locals->len; i++) {
 		Symbol *sym = locals->data[i];
 		if (sym->type == TY_STRING)
-			line(g, "l->l_%s[0] = '\\0';", sym->name);
+			tr_line(g, "l->l_%s[0] = '\\0';", sym->name);
 		else
-			line(g, "l->l_%s = 0;", sym->name);
+			tr_line(g, "l->l_%s = 0;", sym->name);
 	}
 }
 
@@ -575,25 +650,55 @@ static void embedded_function(Gen *g, Function *f)
 {
 	for (int i = 0; i < f->params.len; i++) {
 		Symbol *p = f->locals.data[i];
-		line(g, "#define STAP_ARG_%s (l->l_%s)", p->name, p->name);
+		tr_line(g, "#define STAP_ARG_%s (l->l_%s)", p->name, p->name);
 	}
-	line(g, "#define STAP_RETVALUE (l->__retval)");
+	tr_line(g, "#define STAP_RETVALUE (l->__retval)");
 	if (f->rtype == TY_STRING)
-		line(g, "#define STAP_RETURN(v) do { strscpy(STAP_RETVALUE, (v), MAXSTRINGLEN); "
+		tr_line(g, "#define STAP_RETURN(v) do { strscpy(STAP_RETVALUE, (v), MAXSTRINGLEN); "
 		     "goto out; } while (0)");
 	else
-		line(g, "#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)");
-	line(g, "{\n%s\n}", f->body->str);
-	line(g, "#undef STAP_RETURN");
-	line(g, "#undef STAP_RETVALUE");
+		tr_line(g, "#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)");
+	tr_line(g, "{\n%s\n}", f->body->str);
+	tr_line(g, "#undef STAP_RETURN");
+	tr_line(g, "#undef STAP_RETVALUE");
 	for (int i = 0; i < f->params.len; i++)
-		line(g, "#undef STAP_ARG_%s", ((Symbol *)f->locals.data[i])->name);
+		tr_line(g, "#undef STAP_ARG_%s", ((Symbol *)f->locals.data[i])->name);
+}
+
+/* A frame's statements, after its probe condition if any. What its foreach statements
+ * keep in the frame starts cleared, before them (the frame's memory is shared). */
+static void frame_body(Gen *g, Node *cond, Node *body)
+{
+	StrBuf text = {0}, *out = g->out;
+	g->out = &text;
+	if (cond) {
+		StrBuf cnd = {0};
+		tr_expr(g, &cnd, cond);
+		tr_line(g, "if (!(%s))", cnd.buf);
+		tr_line(g, "\tgoto out;");
+	}
+	tr_stmt(g, body);
+	g->out = out;
+	for (int i = 0; i < g->frame_inits.len; i++)
+		tr_line(g, "%s", (char *)g->frame_inits.data[i]);
+	g->frame_inits.len = 0;
+	sb_puts(g->out, text.buf ? text.buf : "");
+}
+
+/* The out label of a frame: what its foreach statements leave to release. */
+static void out_label(Gen *g)
+{
+	tr_line(g, "out: __attribute__((unused));");
+	for (int i = 0; i < g->frame_ends.len; i++)
+		tr_line(g, "\t%s", (char *)g->frame_ends.data[i]);
+	g->frame_ends.len = 0;
 }
 
 static void function(Gen *g, Function *f, StrBuf *frames)
 {
 	StrBuf decl = {0};
-	sb_printf(&decl, "struct function_%s_frame {\n", f->name);
+	char *fn = fn_name(g->s, f);
+	sb_printf(&decl, "struct function_%s_frame {\n", fn);
 	frame_members(&decl, &f->locals);
 	if (f->has_value) {
 		sb_puts(&decl, "\t");
@@ -603,21 +708,20 @@ static void function(Gen *g, Function *f, StrBuf *frames)
 	g->decl = &decl;
 	g->ntmp = 0;
 	g->func = f;
-	line(g, "static void function_%s(struct hwtap_context *c)", f->name);
-	line(g, "{");
+	tr_line(g, "static void function_%s(struct hwtap_context *c)", fn);
+	tr_line(g, "{");
 	g->indent++;
-	line(g, "struct function_%s_frame *l = &c->frames[c->base.nesting].f_%s;", f->name,
-	     f->name);
-	line(g, "(void)l;");
+	tr_line(g, "struct function_%s_frame *l = &c->frames[c->base.nesting].f_%s;", fn, fn);
+	tr_line(g, "(void)l;");
 	reset_locals(g, &f->locals, f->params.len);
 	if (f->body->kind == N_EMBEDDED)
 		embedded_function(g, f);
 	else
-		stmt(g, f->body);
+		frame_body(g, NULL, f->body);
 	g->indent--;
-	line(g, "out: __attribute__((unused));");
-	line(g, "}");
-	line(g, "%s", "");
+	out_label(g);
+	tr_line(g, "}");
+	tr_line(g, "%s", "");
 	sb_puts(&decl, "};\n");
 	sb_puts(frames, decl.buf);
 	g->func = NULL;
@@ -657,37 +761,30 @@ static void probe_handler(Gen *g, Probe *p, int index, StrBuf *frames)
 	g->decl = &decl;
 	g->ntmp = 0;
 	char *pp = probe_point_string(p->points.data[0]);
-	line(g, "/* %s */", p->derivation);
-	line(g, "static void probe_%d(struct pt_regs *regs)", index);
-	line(g, "{");
+	tr_line(g, "/* %s */", p->derivation);
+	tr_line(g, "static void probe_%d(struct pt_regs *regs)", index);
+	tr_line(g, "{");
 	g->indent++;
-	line(g, "struct hwtap_context *c = this_cpu_ptr(hwtap_contexts);");
-	line(g, "struct probe_%d_locals *l;", index);
+	tr_line(g, "struct hwtap_context *c = this_cpu_ptr(hwtap_contexts);");
+	tr_line(g, "struct probe_%d_locals *l;", index);
 	bool final = !strcmp(family_of(p), "end") || !strcmp(family_of(p), "error");
-	line(g, "if (!_hwtap_enter(&c->base, %s, regs, %s))", c_string(pp, strlen(pp)),
+	tr_line(g, "if (!_hwtap_enter(&c->base, %s, regs, %s))", tr_c_string(pp, strlen(pp)),
 	     final ? "true" : "false");
-	line(g, "\treturn;");
-	line(g, "l = &c->probe.p%d;", index);
+	tr_line(g, "\treturn;");
+	tr_line(g, "l = &c->probe.p%d;", index);
 	reset_locals(g, &p->locals, 0);
-	line(g, "if (unlikely(!_hwtap_trylock(&hwtap_globals_lock))) {");
-	line(g, "\t_hwtap_skip_counted();");
-	line(g, "\tgoto unlocked;");
-	line(g, "}");
-	ProbePoint *point = p->points.data[0];
-	if (point->cond) {
-		StrBuf cnd = {0};
-		expr(g, &cnd, point->cond);
-		line(g, "if (!(%s))", cnd.buf);
-		line(g, "\tgoto out;");
-	}
-	stmt(g, p->body);
+	tr_line(g, "if (unlikely(!_hwtap_trylock(&hwtap_globals_lock))) {");
+	tr_line(g, "\t_hwtap_skip_counted();");
+	tr_line(g, "\tgoto unlocked;");
+	tr_line(g, "}");
+	frame_body(g, ((ProbePoint *)p->points.data[0])->cond, p->body);
 	g->indent--;
-	line(g, "out: __attribute__((unused));");
-	line(g, "\t_hwtap_unlock(&hwtap_globals_lock);");
-	line(g, "unlocked:");
-	line(g, "\t_hwtap_leave(&c->base);");
-	line(g, "}");
-	line(g, "%s", "");
+	out_label(g);
+	tr_line(g, "\t_hwtap_unlock(&hwtap_globals_lock);");
+	tr_line(g, "unlocked:");
+	tr_line(g, "\t_hwtap_leave(&c->base);");
+	tr_line(g, "}");
+	tr_line(g, "%s", "");
 	sb_puts(&decl, "};\n");
 	sb_puts(frames, decl.buf);
 }
@@ -718,19 +815,19 @@ static void timer(Gen *g, Probe *p, int index)
 {
 	int64_t ns, rnd;
 	timer_period(g->s, p, &ns, &rnd);
-	line(g, "static struct hrtimer timer_%d;", index);
-	line(g, "static enum hrtimer_restart timer_%d_fire(struct hrtimer *t)", index);
-	line(g, "{");
+	tr_line(g, "static struct hrtimer timer_%d;", index);
+	tr_line(g, "static enum hrtimer_restart timer_%d_fire(struct hrtimer *t)", index);
+	tr_line(g, "{");
 	if (rnd)
-		line(g, "\thrtimer_forward_now(t, ns_to_ktime(%lldLL - %lldLL + "
+		tr_line(g, "\thrtimer_forward_now(t, ns_to_ktime(%lldLL - %lldLL + "
 		     "get_random_u32() %% %lldULL));", (long long)ns, (long long)rnd,
 		     (long long)(2 * rnd + 1));
 	else
-		line(g, "\thrtimer_forward_now(t, ns_to_ktime(%lldLL));", (long long)ns);
-	line(g, "\tprobe_%d(get_irq_regs());", index);
-	line(g, "\treturn HRTIMER_RESTART;");
-	line(g, "}");
-	line(g, "%s", "");
+		tr_line(g, "\thrtimer_forward_now(t, ns_to_ktime(%lldLL));", (long long)ns);
+	tr_line(g, "\tprobe_%d(get_irq_regs());", index);
+	tr_line(g, "\treturn HRTIMER_RESTART;");
+	tr_line(g, "}");
+	tr_line(g, "%s", "");
 }
 
 static bool is_timer(Probe *p)
@@ -769,7 +866,7 @@ static void run_in_order(Gen *g, Session *s, const char *family)
 		arr[i] = *(Ordered *)list.data[i];
 	qsort(arr, list.len, sizeof(Ordered), by_priority);
 	for (int i = 0; i < list.len; i++)
-		line(g, "\tprobe_%d(NULL);", arr[i].index);
+		tr_line(g, "\tprobe_%d(NULL);", arr[i].index);
 }
 
 static void globals(Gen *g, Session *s)
@@ -777,69 +874,101 @@ static void globals(Gen *g, Session *s)
 	for (int i = 0; i < s->globals.len; i++) {
 		Global *gl = s->globals.data[i];
 		Symbol *sym = gl->sym;
-		if (sym->arity > 0 || sym->type == TY_STATS) {
-			unsupported(gl->init ? gl->init : &(Node){.tok = gl->tok},
-				    sym->type == TY_STATS ? "statistics" : "arrays");
+		if (sym->arity > 0) {
+			arr_declare(g, gl);
+			continue;
+		}
+		if (sym->type == TY_STATS) {
+			stat_declare(g, gl);
 			continue;
 		}
 		StrBuf init = {0};
 		if (gl->init)
-			expr(g, &init, gl->init);
+			tr_expr(g, &init, gl->init);
 		if (sym->type == TY_STRING)
-			line(g, "static char g_%s[MAXSTRINGLEN]%s%s;", gl->name,
+			tr_line(g, "static char g_%s[MAXSTRINGLEN]%s%s;", gl->name,
 			     init.buf ? " = " : "", init.buf ? init.buf : "");
 		else
-			line(g, "static int64_t g_%s%s%s;", gl->name, init.buf ? " = " : "",
+			tr_line(g, "static int64_t g_%s%s%s;", gl->name, init.buf ? " = " : "",
 			     init.buf ? init.buf : "");
 	}
-	line(g, "/* one lock for all globals: handlers try it and skip when it is held */");
-	line(g, "static hwtap_lock_t hwtap_globals_lock = HWTAP_LOCK_INIT;");
-	line(g, "%s", "");
+	tr_line(g, "/* one lock for all globals: handlers try it and skip when it is held */");
+	tr_line(g, "static hwtap_lock_t hwtap_globals_lock = HWTAP_LOCK_INIT;");
+	tr_line(g, "%s", "");
+}
+
+/* Arrays, statistics and foreach snapshots: allocated before the begin probes run, freed
+ * after the end probes. Freeing what was never allocated is harmless. */
+static void globals_storage(Gen *g)
+{
+	tr_line(g, "static void hwtap_globals_free(void)");
+	tr_line(g, "{");
+	tr_line(g, "%s}", g->release.buf ? g->release.buf : "");
+	tr_line(g, "%s", "");
+	tr_line(g, "static int hwtap_globals_alloc(void)");
+	tr_line(g, "{");
+	if (g->alloc.buf) {
+		tr_line(g, "%s\treturn 0;", g->alloc.buf);
+		tr_line(g, "fail:");
+		tr_line(g, "\thwtap_globals_free();");
+		tr_line(g, "\treturn -ENOMEM;");
+	} else {
+		tr_line(g, "\treturn 0;");
+	}
+	tr_line(g, "}");
+	tr_line(g, "%s", "");
 }
 
 static void session_hooks(Gen *g, Session *s)
 {
-	line(g, "static int hwtap_start(void)");
-	line(g, "{");
-	line(g, "\thwtap_contexts = alloc_percpu(struct hwtap_context);");
-	line(g, "\tif (!hwtap_contexts)");
-	line(g, "\t\treturn -ENOMEM;");
-	line(g, "\tmigrate_disable();     /* the CPU's context, but writes may wait for room */");
+	globals_storage(g);
+	tr_line(g, "static int hwtap_start(void)");
+	tr_line(g, "{");
+	tr_line(g, "\thwtap_contexts = alloc_percpu(struct hwtap_context);");
+	tr_line(g, "\tif (!hwtap_contexts)");
+	tr_line(g, "\t\treturn -ENOMEM;");
+	tr_line(g, "\tif (hwtap_globals_alloc()) {");
+	tr_line(g, "\t\tfree_percpu(hwtap_contexts);");
+	tr_line(g, "\t\thwtap_contexts = NULL;");
+	tr_line(g, "\t\treturn -ENOMEM;");
+	tr_line(g, "\t}");
+	tr_line(g, "\tmigrate_disable();     /* the CPU's context, but writes may wait for room */");
 	run_in_order(g, s, "begin");
-	line(g, "\tmigrate_enable();");
+	tr_line(g, "\tmigrate_enable();");
 	for (int i = 0; i < s->probes.len; i++) {
 		if (!is_timer(s->probes.data[i]))
 			continue;
 		int64_t ns, rnd;
 		timer_period(s, s->probes.data[i], &ns, &rnd);
-		line(g, "\thrtimer_init(&timer_%d, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);", i);
-		line(g, "\ttimer_%d.function = timer_%d_fire;", i, i);
-		line(g, "\thrtimer_start(&timer_%d, ns_to_ktime(%lldLL), HRTIMER_MODE_REL_HARD);",
+		tr_line(g, "\thrtimer_init(&timer_%d, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);", i);
+		tr_line(g, "\ttimer_%d.function = timer_%d_fire;", i, i);
+		tr_line(g, "\thrtimer_start(&timer_%d, ns_to_ktime(%lldLL), HRTIMER_MODE_REL_HARD);",
 		     i, (long long)ns);
 	}
-	line(g, "\treturn 0;");
-	line(g, "}");
-	line(g, "%s", "");
-	line(g, "static void hwtap_stop(void)");
-	line(g, "{");
+	tr_line(g, "\treturn 0;");
+	tr_line(g, "}");
+	tr_line(g, "%s", "");
+	tr_line(g, "static void hwtap_stop(void)");
+	tr_line(g, "{");
 	for (int i = 0; i < s->probes.len; i++)
 		if (is_timer(s->probes.data[i]))
-			line(g, "\thrtimer_cancel(&timer_%d);", i);
-	line(g, "}");
-	line(g, "%s", "");
-	line(g, "static void hwtap_end(void)");
-	line(g, "{");
-	line(g, "\tmigrate_disable();     /* the CPU's context, but writes may wait for room */");
-	line(g, "\t/* a session that errors ended runs its error probes, not its end probes */");
-	line(g, "\tif (atomic64_read(&_hwtap_errors) > _hwtap_maxerrors) {");
+			tr_line(g, "\thrtimer_cancel(&timer_%d);", i);
+	tr_line(g, "}");
+	tr_line(g, "%s", "");
+	tr_line(g, "static void hwtap_end(void)");
+	tr_line(g, "{");
+	tr_line(g, "\tmigrate_disable();     /* the CPU's context, but writes may wait for room */");
+	tr_line(g, "\t/* a session that errors ended runs its error probes, not its end probes */");
+	tr_line(g, "\tif (atomic64_read(&_hwtap_errors) > _hwtap_maxerrors) {");
 	run_in_order(g, s, "error");
-	line(g, "\t} else {");
+	tr_line(g, "\t} else {");
 	run_in_order(g, s, "end");
-	line(g, "\t}");
-	line(g, "\tmigrate_enable();");
-	line(g, "\tfree_percpu(hwtap_contexts);");
-	line(g, "\thwtap_contexts = NULL;");
-	line(g, "}");
+	tr_line(g, "\t}");
+	tr_line(g, "\tmigrate_enable();");
+	tr_line(g, "\tfree_percpu(hwtap_contexts);");
+	tr_line(g, "\thwtap_contexts = NULL;");
+	tr_line(g, "\thwtap_globals_free();");
+	tr_line(g, "}");
 }
 
 static const char *const kernel_headers[] = {
@@ -854,41 +983,43 @@ static const char *const kernel_headers[] = {
 
 static void prologue(Gen *g, Session *s, const char *name)
 {
-	line(g, "/* Generated by hwtap from %s. */", s->user->file->name);
+	tr_line(g, "/* Generated by hwtap from %s. */", s->user->file->name);
 	for (int i = 0; i < s->defines.len; i++) {
 		char *d = xstrdup(s->defines.data[i]);
 		char *eq = strchr(d, '=');
 		if (eq)
 			*eq = ' ';
-		line(g, "#define %s", d);
+		tr_line(g, "#define %s", d);
 	}
-	line(g, "#define HWTAP_MODULE_NAME \"%s\"", name);
+	tr_line(g, "#define HWTAP_MODULE_NAME \"%s\"", name);
 	for (size_t i = 0; i < sizeof(kernel_headers) / sizeof(kernel_headers[0]); i++)
-		line(g, "#include <%s>", kernel_headers[i]);
-	line(g, "#include \"runtime/session.h\"");
-	line(g, "#include \"runtime/lang.h\"");
-	line(g, "%s", "");
+		tr_line(g, "#include <%s>", kernel_headers[i]);
+	tr_line(g, "#include \"runtime/session.h\"");
+	tr_line(g, "#include \"runtime/lang.h\"");
+	tr_line(g, "#include \"runtime/map.h\"");
+	tr_line(g, "#include \"runtime/hist.h\"");
+	tr_line(g, "%s", "");
 	for (int i = 0; i < s->tapsets.len; i++) {
 		Script *sc = s->tapsets.data[i];
 		for (int j = 0; j < sc->embeds.len && sc->used; j++)
-			line(g, "%s", ((Token *)sc->embeds.data[j])->str);
+			tr_line(g, "%s", ((Token *)sc->embeds.data[j])->str);
 	}
 	for (int j = 0; j < s->user->embeds.len; j++)
-		line(g, "%s", ((Token *)s->user->embeds.data[j])->str);
+		tr_line(g, "%s", ((Token *)s->user->embeds.data[j])->str);
 }
 
 int translate(Session *s, const char *module_name, StrBuf *out)
 {
 	int errors = diag_errors;
-	StrBuf head = {0}, body = {0}, frames = {0};
-	Gen g = {.s = s, .out = &head};
+	StrBuf head = {0}, body = {0}, frames = {0}, sites = {0};
+	Gen g = {.s = s, .out = &head, .sites = &sites};
 	prologue(&g, s, module_name);
 	globals(&g, s);
 	g.out = &body;
 	for (int i = 0; i < s->funcs.len; i++)
-		line(&g, "static void function_%s(struct hwtap_context *c);",
-		     ((Function *)s->funcs.data[i])->name);
-	line(&g, "%s", "");
+		tr_line(&g, "static void function_%s(struct hwtap_context *c);",
+			fn_name(s, s->funcs.data[i]));
+	tr_line(&g, "%s", "");
 	for (int i = 0; i < s->funcs.len; i++)
 		function(&g, s->funcs.data[i], &frames);
 	for (int i = 0; i < s->probes.len; i++) {
@@ -900,8 +1031,8 @@ int translate(Session *s, const char *module_name, StrBuf *out)
 			timer(&g, p, i);
 	}
 	session_hooks(&g, s);
-	line(&g, "%s", "");
-	line(&g, "HWTAP_SESSION_DEFINE();");
+	tr_line(&g, "%s", "");
+	tr_line(&g, "HWTAP_SESSION_DEFINE();");
 	if (diag_errors > errors)
 		return diag_errors;
 	/* the context: each probe's locals, and a frame per nesting level */
@@ -917,11 +1048,13 @@ int translate(Session *s, const char *module_name, StrBuf *out)
 	sb_puts(&ctx, "\t} probe;\n\tunion {\n\t\tint __none;\n");
 	for (int i = 0; i < s->funcs.len; i++) {
 		Function *f = s->funcs.data[i];
-		sb_printf(&ctx, "\t\tstruct function_%s_frame f_%s;\n", f->name, f->name);
+		char *fn = fn_name(s, f);
+		sb_printf(&ctx, "\t\tstruct function_%s_frame f_%s;\n", fn, fn);
 	}
 	sb_puts(&ctx, "\t} frames[MAXNESTING];\n};\n\n"
 		"static struct hwtap_context __percpu *hwtap_contexts;\n\n");
 	sb_puts(out, head.buf);
+	sb_puts(out, sites.buf ? sites.buf : "");
 	sb_puts(out, ctx.buf);
 	sb_puts(out, body.buf);
 	return 0;

@@ -1,0 +1,53 @@
+#!/bin/bash
+# bench/maps.sh - array and statistics operations in a timer probe (bench/maps.stp), hwtap
+# against SystemTap 4.8 in the same guest boot: ns per operation, the median of 5 runs of
+# each, taken in turns. TCG emulation makes absolute numbers slow and noisy; compare the
+# two columns. stap needs a runtime copy that builds for this kernel (kernel-facts.md:
+# pass it as STAP_RUNTIME=DIR); without one only hwtap runs.
+#   bench/maps.sh [HWTAP]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+hwtap=${1:-translator/hwtap}
+release=$(ls /lib/modules 2>/dev/null | sort -V | tail -1)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+runs=5
+
+cp "$("$hwtap" -p4 -m hwtap_bench_maps -D MAXACTION=1000000 bench/maps.stp)" "$tmp/h.ko"
+files=(--vm-file "$tmp/h.ko:/root/h.ko" --vm-file loader/hwtap-run:/root/hwtap-run)
+stap_run=""
+if command -v stap > /dev/null && [ -n "${STAP_RUNTIME:-}" ] && [ -n "$release" ]; then
+	(cd "$tmp" && SYSTEMTAP_DIR="$tmp/st" stap -R "$STAP_RUNTIME" -r "$release" -p4 \
+		-m stap_bench_maps -D MAXACTION=1000000 -D STP_NO_OVERLOAD \
+		"$OLDPWD/bench/maps.stp" > /dev/null 2>&1)
+	files+=(--vm-file "$tmp/stap_bench_maps.ko:/root/stap_bench_maps.ko"
+		--vm-file /usr/bin/staprun:/usr/bin/staprun
+		--vm-file /usr/lib/systemtap/stapio:/usr/lib/systemtap/stapio)
+	for l in $(ldd /usr/bin/staprun | grep -o '/lib[^ ]*'); do
+		files+=(--vm-file "$(readlink -f "$l"):$l")
+	done
+	stap_run='/usr/bin/staprun /root/stap_bench_maps.ko > /root/stap.$i'
+else
+	echo "(stap: set STAP_RUNTIME to a runtime copy that builds for $release)"
+fi
+translator/hwtap-guest "${files[@]}" --timeout 600 -- "cd /root
+for i in \$(seq $runs); do /root/hwtap-run /root/h.ko > /root/h.\$i; ${stap_run:-true}; done
+for i in \$(seq $runs); do cat /root/h.\$i; done > /root/hwtap
+cat /root/stap.* > /root/stap 2>/dev/null || : > /root/stap
+echo HWTAP; cat /root/hwtap; echo STAP; cat /root/stap" 2>/dev/null > "$tmp/out"
+
+# The median of the runs, for each line "NAME NS" of one section (HWTAP or STAP).
+medians() {
+	local lines name
+	lines=$(sed -n "/^$1\$/,/^$2\$/p" "$tmp/out" | grep -av "^$1\$\|^$2\$" || true)
+	[ -n "$lines" ] || return 0
+	while IFS= read -r name; do
+		printf '%s\t%s\n' "$name" "$(grep -aF "$name " <<< "$lines" | awk '{ print $NF }' |
+			sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')"
+	done < <(awk '{ $NF = ""; sub(/ +$/, ""); print }' <<< "$lines" | awk '!seen[$0]++')
+}
+medians HWTAP STAP > "$tmp/h.med"
+medians STAP END > "$tmp/s.med"
+printf '%-28s %10s %10s\n' "ns per operation" "hwtap" "stap"
+paste "$tmp/h.med" "$tmp/s.med" |
+	awk -F'\t' '{ printf "%-28s %10s %10s\n", $1, $2, ($4 == "" ? "-" : $4) }'

@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * stat.h - statistics: `s <<< v' on global scalars and statistics array elements, the
+ * extractors @count @sum @min @max @avg @variance, @hist_log and @hist_linear.
+ *
+ * Values accumulate per CPU (struct hwtap_stats: for each possible CPU, one slot per
+ * statistic, a slot being a struct hwtap_stat and its histogram buckets); a read merges
+ * the CPUs into the agg slot. Both happen under the globals lock (lang.h), which every
+ * handler holds while it runs, so the merge sees no half-made update and agg is one per
+ * variable. The per-CPU layout keeps `<<<' free of shared cache lines, ready for a
+ * lighter lock later.
+ *
+ * The arithmetic is SystemTap's (its runtime/stat-common.c, stat.c and map.c), integer
+ * only, so that results agree to the last digit: Welford's running variance per CPU,
+ * scaled by the bit shift of @variance(s, N), with its 32-bit `delta'; CPUs merged with
+ * the total-variance formula, all at once for a scalar and pairwise in CPU order for an
+ * array element (SystemTap merges its per-CPU maps that way).
+ */
+#ifndef HWTAP_STAT_H
+#define HWTAP_STAT_H
+
+#include <linux/bitops.h>
+#include <linux/cpumask.h>
+#include <linux/math64.h>
+#include <linux/mm.h>
+#include <linux/numa.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+
+enum hwtap_hist_type { HWTAP_HIST_NONE, HWTAP_HIST_LOG, HWTAP_HIST_LINEAR };
+enum hwtap_stat_op {
+	HWTAP_OP_COUNT, HWTAP_OP_SUM, HWTAP_OP_MIN, HWTAP_OP_MAX, HWTAP_OP_AVG,
+	HWTAP_OP_VARIANCE
+};
+
+#define HWTAP_HIST_LOG_BUCKETS	128
+#define HWTAP_HIST_LOG_BUCKET0	64
+#define HWTAP_HIST_WIDTH	50	/* the longest bar, in '@' */
+#define HWTAP_HIST_ELISION	2	/* empty rows kept around data before a "~" */
+
+struct hwtap_stat {
+	int64_t count, sum, min, max;
+	int64_t avg_s, m2, variance_s;	/* scaled by 2^shift (variance_s by 4^shift) */
+	int64_t variance;		/* merged only */
+	int64_t hist[];
+};
+
+struct hwtap_stats {
+	/* set by the generated code */
+	const char *name;
+	u8 hist_type;			/* enum hwtap_hist_type */
+	int64_t start, stop, interval;	/* @hist_linear(s, start, stop, interval) */
+	int shift;			/* @variance(s, shift) */
+	bool variance;			/* the script reads @variance: track it */
+	u32 slots;			/* 1 for a scalar; an array's max_entries */
+	/* set by _hwtap_stats_alloc() */
+	int buckets;
+	size_t slot_size;
+	void **cpu;			/* per possible CPU: slots of slot_size bytes */
+	struct hwtap_stat *agg;
+};
+
+static int _hwtap_stats_buckets(const struct hwtap_stats *st)
+{
+	if (st->hist_type == HWTAP_HIST_LOG)
+		return HWTAP_HIST_LOG_BUCKETS;
+	if (st->hist_type == HWTAP_HIST_LINEAR)	/* with underflow and overflow */
+		return div64_s64(st->stop - st->start, st->interval) + 3;
+	return 0;
+}
+
+static void _hwtap_stats_free(struct hwtap_stats *st)
+{
+	int cpu;
+
+	if (!st || !st->cpu)
+		return;
+	for_each_possible_cpu(cpu)
+		kvfree(st->cpu[cpu]);
+	kfree(st->cpu);
+	kvfree(st->agg);
+	st->cpu = NULL;
+	st->agg = NULL;
+}
+
+/* Process context, when the session starts: 0 or -ENOMEM. */
+static int _hwtap_stats_alloc(struct hwtap_stats *st)
+{
+	int cpu;
+
+	st->buckets = _hwtap_stats_buckets(st);
+	st->slot_size = sizeof(struct hwtap_stat) + st->buckets * sizeof(int64_t);
+	st->cpu = kcalloc(nr_cpu_ids, sizeof(*st->cpu), GFP_KERNEL);
+	st->agg = kvzalloc(st->slot_size, GFP_KERNEL);
+	if (!st->cpu || !st->agg)
+		goto fail;
+	for_each_possible_cpu(cpu) {
+		int node = cpu_online(cpu) ? cpu_to_node(cpu) : NUMA_NO_NODE;
+
+		st->cpu[cpu] = kvzalloc_node(array_size(st->slots, st->slot_size), GFP_KERNEL,
+					     node);
+		if (!st->cpu[cpu])
+			goto fail;
+	}
+	return 0;
+fail:
+	_hwtap_stats_free(st);
+	return -ENOMEM;
+}
+
+static inline struct hwtap_stat *_hwtap_stat_at(const struct hwtap_stats *st, int cpu,
+						u32 slot)
+{
+	return (struct hwtap_stat *)((char *)st->cpu[cpu] + slot * st->slot_size);
+}
+
+/* SystemTap's _stp_div64: x / 0 is 0, x / -1 cannot trap. */
+static inline int64_t _hwtap_div64(int64_t x, int64_t y)
+{
+	if (unlikely(y == 0))
+		return 0;
+	if (unlikely(y == -1))
+		return (int64_t)(0 - (u64)x);
+	return div64_s64(x, y);
+}
+
+static inline int64_t _hwtap_shl(int64_t v, int shift)
+{
+	return (int64_t)((u64)v << shift);
+}
+
+/* The log2 bucket of a value: 64 for 0, 64 + bits for positive, 64 - bits for negative. */
+static inline int _hwtap_log_bucket(int64_t v)
+{
+	if (v == 0)
+		return HWTAP_HIST_LOG_BUCKET0;
+	if (v > 0)
+		return HWTAP_HIST_LOG_BUCKET0 + fls64(v);
+	return HWTAP_HIST_LOG_BUCKETS - (HWTAP_HIST_LOG_BUCKET0 + fls64(0 - (u64)v));
+}
+
+static inline int _hwtap_linear_bucket(const struct hwtap_stats *st, int64_t v)
+{
+	u64 b;
+
+	v -= st->start;
+	if (v < 0)
+		return 0;				/* underflow */
+	b = div64_u64((u64)v, st->interval) + 1;
+	return b >= st->buckets - 1 ? st->buckets - 1 : b;	/* overflow */
+}
+
+static inline void _hwtap_stat_hist_add(const struct hwtap_stats *st, struct hwtap_stat *sd,
+					int64_t v)
+{
+	if (st->hist_type == HWTAP_HIST_LOG)
+		sd->hist[_hwtap_log_bucket(v)]++;
+	else if (st->hist_type == HWTAP_HIST_LINEAR)
+		sd->hist[_hwtap_linear_bucket(st, v)]++;
+}
+
+/* Welford's update, as SystemTap's __stp_stat_add, delta cut to int as there. */
+static inline void _hwtap_stat_variance_add(const struct hwtap_stats *st,
+					    struct hwtap_stat *sd, int64_t v)
+{
+	int delta = _hwtap_shl(v, st->shift) - sd->avg_s;
+
+	sd->avg_s += _hwtap_div64(delta, sd->count);
+	sd->m2 += delta * (_hwtap_shl(v, st->shift) - sd->avg_s);
+	sd->variance_s = _hwtap_div64(sd->m2, sd->count - 1);
+}
+
+/* s <<< v on this CPU; the caller holds the globals lock with migration disabled. */
+static __always_inline void _hwtap_stat_add(const struct hwtap_stats *st, u32 slot,
+					    int64_t v)
+{
+	struct hwtap_stat *sd = _hwtap_stat_at(st, raw_smp_processor_id(), slot);
+
+	if (sd->count == 0) {
+		sd->count = 1;
+		sd->sum = sd->min = sd->max = v;
+		sd->avg_s = _hwtap_shl(v, st->shift);
+		sd->m2 = 0;
+	} else {
+		sd->count++;
+		sd->sum += v;
+		if (v > sd->max)
+			sd->max = v;
+		if (v < sd->min)
+			sd->min = v;
+		if (st->variance)
+			_hwtap_stat_variance_add(st, sd, v);
+	}
+	_hwtap_stat_hist_add(st, sd, v);
+}
+
+/* A deleted statistic, on every CPU. */
+static void _hwtap_stats_clear(const struct hwtap_stats *st, u32 slot)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(_hwtap_stat_at(st, cpu, slot), 0, st->slot_size);
+}
+
+static void _hwtap_stat_sum_into(const struct hwtap_stats *st, struct hwtap_stat *agg,
+				 const struct hwtap_stat *sd, bool hist)
+{
+	int i;
+
+	if (agg->count == 0) {
+		agg->min = sd->min;
+		agg->max = sd->max;
+	}
+	agg->count += sd->count;
+	agg->sum += sd->sum;
+	agg->max = max(agg->max, sd->max);
+	agg->min = min(agg->min, sd->min);
+	for (i = 0; hist && i < st->buckets; i++)
+		agg->hist[i] += sd->hist[i];
+}
+
+static inline int64_t _hwtap_sq_dev(int64_t count, int64_t avg, int64_t mean)
+{
+	return count * (avg - mean) * (avg - mean);
+}
+
+/* A scalar statistic: SystemTap's _stp_stat_get(). */
+static struct hwtap_stat *_hwtap_stat_merge(const struct hwtap_stats *st, bool hist)
+{
+	struct hwtap_stat *agg = st->agg;
+	int64_t s1 = 0, s2 = 0;
+	int cpu;
+
+	memset(agg, 0, hist ? st->slot_size : sizeof(*agg));
+	for_each_possible_cpu(cpu) {
+		const struct hwtap_stat *sd = _hwtap_stat_at(st, cpu, 0);
+
+		if (sd->count)
+			_hwtap_stat_sum_into(st, agg, sd, hist);
+	}
+	if (!st->variance)
+		return agg;
+	agg->avg_s = _hwtap_div64(_hwtap_shl(agg->sum, st->shift), agg->count);
+	for_each_possible_cpu(cpu) {
+		const struct hwtap_stat *sd = _hwtap_stat_at(st, cpu, 0);
+
+		if (!sd->count)
+			continue;
+		s1 += _hwtap_sq_dev(sd->count, sd->avg_s, agg->avg_s);
+		s2 += (sd->count - 1) * sd->variance_s;
+	}
+	agg->variance_s = _hwtap_div64(s1 + s2, agg->count - 1);
+	agg->variance = agg->variance_s >> (2 * st->shift);
+	return agg;
+}
+
+/* One more CPU's share of an array element: SystemTap's _new_map_copy_stat(). */
+static void _hwtap_stat_merge_pair(const struct hwtap_stats *st, struct hwtap_stat *agg,
+				   const struct hwtap_stat *sd, bool hist)
+{
+	int64_t count = agg->count, avg_s = agg->avg_s, var_s = agg->variance_s;
+
+	_hwtap_stat_sum_into(st, agg, sd, hist);
+	if (!st->variance)
+		return;
+	if (count == 0) {
+		agg->avg_s = sd->avg_s;
+		agg->variance_s = sd->variance_s;
+	} else {
+		agg->avg_s = _hwtap_div64(_hwtap_shl(agg->sum, st->shift), agg->count);
+		agg->variance_s = _hwtap_div64(_hwtap_sq_dev(count, avg_s, agg->avg_s) +
+					       (count - 1) * var_s +
+					       _hwtap_sq_dev(sd->count, sd->avg_s, agg->avg_s) +
+					       (sd->count - 1) * sd->variance_s,
+					       agg->count - 1);
+	}
+	agg->variance = agg->variance_s >> (2 * st->shift);
+}
+
+/* An element of a statistics array. */
+static struct hwtap_stat *_hwtap_stat_merge_elem(const struct hwtap_stats *st, u32 slot,
+						 bool hist)
+{
+	struct hwtap_stat *agg = st->agg;
+	int cpu;
+
+	memset(agg, 0, hist ? st->slot_size : sizeof(*agg));
+	for_each_possible_cpu(cpu) {
+		const struct hwtap_stat *sd = _hwtap_stat_at(st, cpu, slot);
+
+		if (sd->count)
+			_hwtap_stat_merge_pair(st, agg, sd, hist);
+	}
+	return agg;
+}
+
+/* The merged statistic: slot -1 is a scalar, -2 an array element that does not exist
+ * (NULL), others an element. */
+static struct hwtap_stat *_hwtap_stat_get(const struct hwtap_stats *st, long slot, bool hist)
+{
+	if (slot == -1)
+		return _hwtap_stat_merge(st, hist);
+	if (slot < 0)
+		return NULL;
+	return _hwtap_stat_merge_elem(st, slot, hist);
+}
+
+static int64_t _hwtap_stat_extract(const struct hwtap_stat *sd, u8 op)
+{
+	switch (op) {
+	case HWTAP_OP_COUNT: return sd->count;
+	case HWTAP_OP_SUM: return sd->sum;
+	case HWTAP_OP_MIN: return sd->min;
+	case HWTAP_OP_MAX: return sd->max;
+	case HWTAP_OP_AVG: return _hwtap_div64(sd->sum, sd->count);
+	default: return sd->variance;
+	}
+}
+
+/* @count(s) ...: @count and @sum of nothing are 0, the others an error. */
+static int64_t _hwtap_stat_op(struct hwtap_context_base *b, const struct hwtap_stats *st,
+			      long slot, u8 op)
+{
+	const struct hwtap_stat *sd = _hwtap_stat_get(st, slot, false);
+
+	if (op == HWTAP_OP_COUNT || op == HWTAP_OP_SUM)
+		return sd ? _hwtap_stat_extract(sd, op) : 0;
+	if (!sd || sd->count == 0) {
+		_hwtap_error(b, "empty aggregate");
+		return 0;
+	}
+	return _hwtap_stat_extract(sd, op);
+}
+
+/* What foreach sorts a statistics array element by (default @count, as SystemTap). */
+static int64_t _hwtap_stat_sort_value(const struct hwtap_stats *st, u32 slot, u8 op)
+{
+	return _hwtap_stat_extract(_hwtap_stat_merge_elem(st, slot, false), op);
+}
+
+#endif /* HWTAP_STAT_H */

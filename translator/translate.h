@@ -1,0 +1,64 @@
+/* translate.h - what pass 3's files share: translate.c (the program, scalars, strings,
+ * printing), translate_array.c (associative arrays, foreach) and translate_stats.c
+ * (statistics, histograms). Exports are prefixed tr_, arr_ and stat_. */
+#ifndef TRANSLATE_H
+#define TRANSLATE_H
+
+#include "hwtap.h"
+
+typedef struct {
+	Session *s;
+	StrBuf *out;
+	StrBuf *decl;          /* the current frame's struct members (locals, temporaries) */
+	int ntmp;
+	Function *func;        /* NULL in a probe */
+	int indent;
+	StrBuf pre;            /* a print call's arguments, computed in order */
+	int nargs;
+	StrBuf *sites;         /* module-level state of foreach statements */
+	int nsites;
+	StrBuf alloc, release; /* hwtap_globals_alloc() and hwtap_globals_free() bodies */
+	VEC(char *) frame_inits;   /* run when the current frame starts */
+	VEC(char *) frame_ends;    /* run at the current frame's out label */
+	VEC(struct HistLoop *) hist_loops;  /* the foreach loops over histograms we are in */
+} Gen;
+
+/* ---- translate.c ---------------------------------------------------------------------- */
+
+void tr_expr(Gen *g, StrBuf *sb, Node *n);
+void tr_stmt(Gen *g, Node *n);
+void tr_line(Gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tr_unsupported(Node *n, const char *what);
+char *tr_c_string(const char *s, size_t len);
+char *tr_temp(Gen *g);                     /* a new string temporary of the frame */
+char *tr_var_ref(Symbol *sym);             /* g_NAME or l->l_NAME */
+/* lhs op rhs on longs, as C: SystemTap's wrapping and division checks */
+char *tr_binary_op(const char *op, const char *lhs, const char *rhs);
+bool tr_has_side_effects(Node *n);
+
+/* ---- translate_array.c ------------------------------------------------------------------ */
+
+void arr_declare(Gen *g, Global *gl);
+/* Computes keys into `union hwtap_key __k[N]' in pre; strings are copied when copy_all
+ * or a later key has side effects. Sets *any to the '*' keys' bits. */
+void arr_keys(Gen *g, StrBuf *pre, Vec *args, Symbol *sym, bool copy_all, unsigned *any);
+char *arr_map(Symbol *sym);                /* &g_NAME */
+void arr_read(Gen *g, StrBuf *sb, Node *n);
+void arr_assign(Gen *g, StrBuf *sb, Node *n);
+void arr_incdec(Gen *g, StrBuf *sb, Node *n);
+void arr_in(Gen *g, StrBuf *sb, Node *n);
+void arr_delete(Gen *g, Node *n);
+void arr_foreach(Gen *g, Node *n);
+
+/* ---- translate_stats.c ------------------------------------------------------------------ */
+
+void stat_declare(Gen *g, Global *gl);
+char *stat_struct(Symbol *sym, const char *slots);   /* a struct hwtap_stats initializer */
+void stat_add(Gen *g, StrBuf *sb, Node *n);
+void stat_op(Gen *g, StrBuf *sb, Node *n);
+void stat_delete(Gen *g, Node *n);
+void stat_hist_print(Gen *g, StrBuf *sb, Node *hist, bool to_string);
+void stat_hist_index(Gen *g, StrBuf *sb, Node *n);
+void stat_hist_foreach(Gen *g, Node *n);
+
+#endif

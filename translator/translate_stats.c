@@ -1,0 +1,230 @@
+/* translate_stats.c - pass 3 for statistics (runtime/stat.h) and histograms
+ * (runtime/hist.h): declarations, `<<<', the extractors, printing and indexing
+ * histograms, foreach over a histogram's buckets.
+ *
+ * A statistic is named by its struct hwtap_stats and a slot: g_NAME and -1 for a global
+ * scalar; gs_NAME and the element's node index for an array element, or -2 when the
+ * element does not exist (it reads as empty). Each statistic has at most one histogram
+ * kind and one @variance bit shift (checked in pass 2, kept in its Symbol).
+ */
+#include "translate.h"
+
+#include <string.h>
+
+/* A foreach over a histogram's buckets that we are inside of: @hist_log(s)[b] with its
+ * bucket variable reads the loop's copy, as SystemTap does. */
+struct HistLoop {
+	char *stat;            /* the statistic's source text: "s", "a[k]" */
+	Symbol *bucket;
+	char *site;
+	int buckets;
+};
+
+static int buckets_of(Node *h)
+{
+	if (!strcmp(h->op, "@hist_log"))
+		return 128;                /* runtime/stat.h's HWTAP_HIST_LOG_BUCKETS */
+	int64_t lo = (int64_t)((Node *)h->args.data[0])->num;
+	int64_t hi = (int64_t)((Node *)h->args.data[1])->num;
+	int64_t step = (int64_t)((Node *)h->args.data[2])->num;
+	return (int)((hi - lo) / step + 3);
+}
+
+char *stat_struct(Symbol *sym, const char *slots)
+{
+	Node *h = sym->hist;
+	const char *type = !h ? "HWTAP_HIST_NONE" : !strcmp(h->op, "@hist_log") ?
+			   "HWTAP_HIST_LOG" : "HWTAP_HIST_LINEAR";
+	long long v[3] = {0, 0, 0};
+	for (int i = 0; h && i < h->args.len && i < 3; i++)
+		v[i] = (long long)((Node *)h->args.data[i])->num;
+	return xformat("{ .name = \"%s\", .hist_type = %s, .start = %lldLL, .stop = %lldLL, "
+		       ".interval = %lldLL, .shift = %d, .variance = %s, .slots = %s }",
+		       sym->name, type, v[0], v[1], v[2], sym->bit_shift,
+		       sym->variance ? "true" : "false", slots);
+}
+
+void stat_declare(Gen *g, Global *gl)
+{
+	tr_line(g, "static struct hwtap_stats g_%s = %s;", gl->name, stat_struct(gl->sym, "1"));
+	sb_printf(&g->alloc, "\tif (_hwtap_stats_alloc(&g_%s))\n\t\tgoto fail;\n", gl->name);
+	sb_printf(&g->release, "\t_hwtap_stats_free(&g_%s);\n", gl->name);
+}
+
+/* The statistics and slot of x; an element's keys and lookup go to pre. */
+static void stat_ref(Gen *g, StrBuf *pre, Node *x, char **st, char **slot)
+{
+	sb_putn(pre, "", 0);
+	if (x->kind == N_VAR) {
+		*st = xformat("&g_%s", x->sym->name);
+		*slot = "-1L";
+		return;
+	}
+	unsigned any;
+	arr_keys(g, pre, &x->args, x->sym, false, &any);
+	sb_printf(pre, "struct hwtap_map_node *__sn = _hwtap_map_find(%s, __k); ",
+		  arr_map(x->sym));
+	*st = xformat("&gs_%s", x->sym->name);
+	*slot = "(__sn ? (long)__sn->index : -2L)";
+}
+
+/* s <<< v; a[k] <<< v */
+void stat_add(Gen *g, StrBuf *sb, Node *n)
+{
+	Node *x = n->lhs;
+	StrBuf v = {0};
+	if (x->kind == N_VAR) {
+		tr_expr(g, &v, n->rhs);
+		sb_printf(sb, "({ int64_t __v = (%s); _hwtap_stat_add(&g_%s, 0, __v); __v; })", v.buf,
+			  x->sym->name);
+		return;
+	}
+	StrBuf pre = {0};
+	unsigned any;
+	arr_keys(g, &pre, &x->args, x->sym, tr_has_side_effects(n->rhs), &any);
+	tr_expr(g, &v, n->rhs);
+	sb_printf(sb, "({ %sint64_t __v = (%s); struct hwtap_map_node *__n = _hwtap_map_insert("
+		  "&c->base, %s, __k); if (unlikely(!__n)) goto out; _hwtap_stat_add(&gs_%s, "
+		  "__n->index, __v); __v; })", pre.buf, v.buf, arr_map(x->sym), x->sym->name);
+}
+
+static const char *op_code(const char *op)
+{
+	static const char *const ops[][2] = {
+		{"@count", "HWTAP_OP_COUNT"}, {"@sum", "HWTAP_OP_SUM"}, {"@min", "HWTAP_OP_MIN"},
+		{"@max", "HWTAP_OP_MAX"}, {"@avg", "HWTAP_OP_AVG"},
+		{"@variance", "HWTAP_OP_VARIANCE"},
+	};
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(op, ops[i][0]))
+			return ops[i][1];
+	unreachable();
+}
+
+/* @count(s) ...; @min, @max, @avg and @variance of nothing are errors */
+void stat_op(Gen *g, StrBuf *sb, Node *n)
+{
+	StrBuf pre = {0};
+	char *st, *slot;
+	stat_ref(g, &pre, n->lhs, &st, &slot);
+	bool can_fail = strcmp(n->op, "@count") && strcmp(n->op, "@sum");
+	sb_printf(sb, "({ %sint64_t __x = _hwtap_stat_op(&c->base, %s, %s, %s); %s__x; })",
+		  pre.buf, st, slot, op_code(n->op),
+		  can_fail ? "if (unlikely(c->base.last_error)) goto out; " : "");
+}
+
+/* delete s */
+void stat_delete(Gen *g, Node *n)
+{
+	tr_line(g, "_hwtap_stats_clear(&g_%s, 0);", n->lhs->sym->name);
+}
+
+/* print(@hist_log(s)), sprint(...); println and sprintln add no newline to a chart (it
+ * ends with a blank line), as in SystemTap */
+void stat_hist_print(Gen *g, StrBuf *sb, Node *hist, bool to_string)
+{
+	StrBuf pre = {0};
+	char *st, *slot;
+	stat_ref(g, &pre, hist->lhs, &st, &slot);
+	const char *check = "if (unlikely(c->base.last_error)) goto out; ";
+	if (!to_string) {
+		sb_printf(sb, "({ %s_hwtap_hist_print(&c->base, NULL, %s, %s); %s0; })", pre.buf,
+			  st, slot, check);
+		return;
+	}
+	char *t = tr_temp(g);
+	sb_printf(sb, "({ %s_hwtap_hist_print(&c->base, %s, %s, %s); %s%s; })", pre.buf, t, st,
+		  slot, check, t);
+}
+
+static struct HistLoop *enclosing_loop(Gen *g, Node *n)
+{
+	if (n->rhs->kind != N_VAR || tr_has_side_effects(n->lhs->lhs))
+		return NULL;
+	StrBuf src = {0};
+	print_node(&src, n->lhs->lhs);
+	for (int i = g->hist_loops.len - 1; i >= 0; i--) {
+		struct HistLoop *h = g->hist_loops.data[i];
+		if (h->bucket == n->rhs->sym && !strcmp(h->stat, src.buf))
+			return h;
+	}
+	return NULL;
+}
+
+/* @hist_log(s)[i] */
+void stat_hist_index(Gen *g, StrBuf *sb, Node *n)
+{
+	StrBuf pre = {0}, b = {0};
+	tr_expr(g, &b, n->rhs);
+	struct HistLoop *loop = enclosing_loop(g, n);
+	if (loop) {
+		sb_printf(sb, "({ int64_t __b = (%s); if (unlikely(__b < 0 || __b >= %d)) { "
+			  "_hwtap_error(&c->base, \"histogram index out of range\"); goto out; } "
+			  "%s.hist[__b]; })", b.buf, loop->buckets, loop->site);
+		return;
+	}
+	char *st, *slot;
+	stat_ref(g, &pre, n->lhs->lhs, &st, &slot);
+	sb_printf(sb, "({ %sint64_t __b = (%s); int64_t __x = _hwtap_hist_bucket(&c->base, %s, "
+		  "%s, __b); if (unlikely(c->base.last_error)) goto out; __x; })", pre.buf, b.buf,
+		  st, slot);
+}
+
+static struct HistLoop *hist_site(Gen *g, Node *n)
+{
+	struct HistLoop *h = xalloc(sizeof(*h));
+	StrBuf src = {0};
+	print_node(&src, n->array->lhs);
+	h->stat = src.buf;
+	h->bucket = ((Node *)n->keys.data[0])->sym;
+	h->site = xformat("hist_foreach_%d", g->nsites++);
+	h->buckets = buckets_of(n->array);
+	sb_printf(g->sites, "static int64_t %s_buckets[%d];\n", h->site, h->buckets);
+	sb_printf(g->sites, "static struct hwtap_hist_foreach %s = { .hist = %s_buckets, "
+		  ".owner = HWTAP_FOREACH_FREE };\n", h->site, h->site);
+	vec_push(&g->frame_ends, xformat("_hwtap_hist_foreach_end(&c->base, &%s);", h->site));
+	return h;
+}
+
+/* The loop's copy of the buckets, taken as it starts. */
+static void hist_loop_start(Gen *g, Node *n, struct HistLoop *h)
+{
+	StrBuf pre = {0};
+	char *st, *slot;
+	stat_ref(g, &pre, n->array->lhs, &st, &slot);
+	tr_line(g, "%sif (unlikely(!_hwtap_hist_foreach_start(&c->base, &%s, %s, %s)))", pre.buf,
+		h->site, st, slot);
+	tr_line(g, "\tgoto out;");
+}
+
+/* foreach (b in @hist_log(s) limit N): every bucket, empty or not, from 0 up */
+void stat_hist_foreach(Gen *g, Node *n)
+{
+	if (n->sort_key) {
+		tr_unsupported(n, "sorting a histogram's buckets");
+		return;
+	}
+	struct HistLoop *h = hist_site(g, n);
+	char *b = tr_var_ref(h->bucket);
+	tr_line(g, "{");
+	g->indent++;
+	if (n->limit) {
+		StrBuf lim = {0};
+		tr_expr(g, &lim, n->limit);
+		tr_line(g, "int64_t __lim = (%s), __cnt = 0;", lim.buf);
+	}
+	hist_loop_start(g, n, h);
+	tr_line(g, "for (%s = 0; %s < %d; %s++) {", b, b, h->buckets, b);
+	g->indent++;
+	tr_line(g, "if (unlikely(!_hwtap_action(&c->base, 1))) goto out;");
+	if (n->limit)
+		tr_line(g, "if (__cnt++ >= __lim) break;");
+	vec_push(&g->hist_loops, h);
+	tr_stmt(g, n->body);
+	g->hist_loops.len--;
+	g->indent--;
+	tr_line(g, "}");
+	tr_line(g, "_hwtap_hist_foreach_end(&c->base, &%s);", h->site);
+	g->indent--;
+	tr_line(g, "}");
+}

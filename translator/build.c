@@ -23,15 +23,6 @@
 #define HWTAP_DATADIR "/usr/local/share/hwtap"
 #endif
 
-static uint64_t fnv1a(uint64_t h, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 /* The folder holding runtime/: the source tree's when hwtap runs from it. */
 const char *runtime_parent(Session *s)
 {
@@ -144,7 +135,7 @@ char *build_module(Session *s, const char *module_name, const char *source)
 			    s->kernel_release, s->kernel_release);
 		return NULL;
 	}
-	uint64_t h = fnv1a(0xcbf29ce484222325ULL, source, strlen(source));
+	uint64_t h = fnv1a(FNV1A_INIT, source, strlen(source));
 	h = fnv1a(h, s->kernel_build, strlen(s->kernel_build));
 	h = fnv1a(h, s->kernel_release, strlen(s->kernel_release));
 	h = fnv1a(h, HWTAP_VERSION, strlen(HWTAP_VERSION));

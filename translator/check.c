@@ -12,19 +12,9 @@
 typedef struct {
 	Session *s;
 	VEC(Node *) loops;          /* the foreach statements we are inside of */
-	VEC(Token *) reported;      /* derived probes share tokens: one error each */
 	VEC(Token *) shift_at;      /* where each statistic's bit shift was decided */
 	VEC(Symbol *) shift_of;
 } Check;
-
-static bool reported(Check *k, Token *tok)
-{
-	for (int i = 0; i < k->reported.len; i++)
-		if (k->reported.data[i] == tok)
-			return true;
-	vec_push(&k->reported, tok);
-	return false;
-}
 
 /* The array a write goes to: x[...] or x itself, or NULL. */
 static Symbol *written(Node *n)
@@ -78,11 +68,10 @@ static void check_write(Check *k, Node *n)
 		if (loop->array->kind == N_HIST || !iterated)
 			continue;
 		Vec seen = {0};
-		if (sym == iterated && !reported(k, n->lhs->tok))
+		if (sym == iterated)
 			error_at(n->lhs->tok, "array '%s' is changed inside the foreach over it at "
 				 "line %d", sym->name, loop->tok->line);
-		else if (n->kind == N_CALL && n->func && function_modifies(n->func, iterated, &seen)
-			 && !reported(k, n->tok))
+		else if (n->kind == N_CALL && n->func && function_modifies(n->func, iterated, &seen))
 			error_at(n->tok, "function '%s' changes array '%s', which the foreach at line "
 				 "%d iterates", n->func->name, iterated->name, loop->tok->line);
 	}
@@ -108,7 +97,7 @@ static void check_hist(Check *k, Node *n)
 		sym->hist = n;
 		return;
 	}
-	if (!same_hist(sym->hist, n) && !reported(k, n->tok)) {
+	if (!same_hist(sym->hist, n)) {
 		StrBuf was = {0};
 		print_node(&was, sym->hist);
 		error_at(n->tok, "statistics '%s' already have the histogram %s (line %d); each "
@@ -133,19 +122,17 @@ static void check_shift(Check *k, Node *n, Symbol *sym)
 	Node *a = n->args.data[0];
 	int64_t v;
 	if (!literal(a, &v)) {
-		if (!reported(k, a->tok))
-			error_at(a->tok, "the bit shift of @variance must be a number literal");
+		error_at(a->tok, "the bit shift of @variance must be a number literal");
 		return;
 	}
 	if (v < 0 || v > 62) {
-		if (!reported(k, a->tok))
-			error_at(a->tok, "the bit shift of @variance must be 0 to 62, not %lld",
-				 (long long)v);
+		error_at(a->tok, "the bit shift of @variance must be 0 to 62, not %lld",
+			 (long long)v);
 		return;
 	}
 	for (int i = 0; i < k->shift_of.len; i++) {
 		Token *at = k->shift_at.data[i];
-		if (k->shift_of.data[i] == sym && sym->bit_shift != v && !reported(k, a->tok))
+		if (k->shift_of.data[i] == sym && sym->bit_shift != v)
 			error_at(a->tok, "statistics '%s' already have the bit shift %d (line %d)",
 				 sym->name, sym->bit_shift, at->line);
 		if (k->shift_of.data[i] == sym)

@@ -162,14 +162,10 @@ int run_front_end(Session *s, const char *name, const char *text, size_t len)
 /* A module name from the script: hwtap_ and a hash of its text and settings. */
 static char *default_module_name(Session *s)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	const char *parts[] = {s->user->file->text, s->kernel_release};
-	for (size_t i = 0; i < 2; i++)
-		for (const char *p = parts[i]; *p; p++)
-			h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+	uint64_t h = fnv1a(FNV1A_INIT, s->user->file->text, strlen(s->user->file->text));
+	h = fnv1a(h, s->kernel_release, strlen(s->kernel_release));
 	for (int i = 0; i < s->defines.len; i++)
-		for (const char *p = s->defines.data[i]; *p; p++)
-			h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+		h = fnv1a(h, s->defines.data[i], strlen(s->defines.data[i]));
 	return xformat("hwtap_%08llx", (unsigned long long)(h & 0xffffffff));
 }
 

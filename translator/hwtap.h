@@ -55,6 +55,8 @@ void vec_push(Vec *v, void *item);
 
 char *read_whole_file(const char *path, size_t *len);   /* NULL and errno on failure */
 int edit_distance(const char *a, const char *b);
+#define FNV1A_INIT 0xcbf29ce484222325ULL
+uint64_t fnv1a(uint64_t h, const char *s, size_t n);
 bool glob_match(const char *pattern, const char *s);     /* '*' and '?' like fnmatch */
 
 /* ---- diag.c: diagnostics with a place and a caret ------------------------------------- */

@@ -170,6 +170,16 @@ char *read_whole_file(const char *path, size_t *len)
 	return sb.buf;
 }
 
+/* FNV-1a: module names and the build cache's keys. Start from FNV1A_INIT. */
+uint64_t fnv1a(uint64_t h, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
 /* Levenshtein distance, for "did you mean" hints; names are short. */
 int edit_distance(const char *a, const char *b)
 {

@@ -513,6 +513,8 @@ typedef struct QemuRun {
 	size_t msg_len;
 	int wait_status;
 	bool exited, timed_out;
+	bool booted;            /* /init wrote GUEST_INIT_MARK to the console */
+	bool boot_hung;         /* stopped: no /init within BOOT_DEADLINE_S */
 } QemuRun;
 
 static void read_messages(QemuRun *q)
@@ -541,10 +543,35 @@ static void stop_qemu(QemuRun *q)
 	q->exited = true;
 }
 
-/* Until QEMU exits, the deadline passes or a stop signal comes; streams copied meanwhile. */
+/* Whether /init has started: its first line writes GUEST_INIT_MARK to the console. */
+static bool init_started(Guest *g)
+{
+	char *path = work_path(g, "console.log");
+	FILE *f = fopen(path, "rbe");
+	free(path);
+	if (!f)
+		return false;
+	char line[512];
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, GUEST_INIT_MARK) != NULL;
+	fclose(f);
+	return found;
+}
+
+/* BOOT_DEADLINE_S, or HWTAP_BOOT_DEADLINE's seconds (tests set 0 to see a hang). */
+static int boot_deadline_s(void)
+{
+	const char *e = getenv("HWTAP_BOOT_DEADLINE");
+	return e && *e ? atoi(e) : BOOT_DEADLINE_S;
+}
+
+/* Until QEMU exits, the deadline passes or a stop signal comes; streams copied meanwhile.
+ * A kernel that has not started /init after BOOT_DEADLINE_S is stopped as hung. */
 static void supervise(Guest *g, QemuRun *q, Stream *out, Stream *err)
 {
-	double deadline = guest_now() + g->timeout_s;
+	double start = guest_now(), deadline = start + g->timeout_s;
+	double boot_deadline = start + boot_deadline_s();
 	while (!q->exited) {
 		struct pollfd pfd = { .fd = q->msg_fd, .events = POLLIN };
 		if (poll(&pfd, q->msg_fd >= 0, POLL_MS) > 0)
@@ -558,6 +585,10 @@ static void supervise(Guest *g, QemuRun *q, Stream *out, Stream *err)
 		} else if (guest_now() > deadline) {
 			stop_qemu(q);
 			q->timed_out = true;
+		} else if (!q->booted && guest_now() > boot_deadline &&
+			   !(q->booted = init_started(g))) {
+			stop_qemu(q);
+			q->boot_hung = true;
 		}
 	}
 	while (q->msg_fd >= 0)
@@ -680,7 +711,7 @@ static int qemu_failed(Guest *g, const QemuRun *q, const Stream *out)
 	return out->status ? 0 : -EIO;
 }
 
-static int boot(Guest *g, GuestResult *r)
+static int boot_once(Guest *g, GuestResult *r, bool *hung)
 {
 	Stream out = { .fd = -1 }, err = { .fd = -1 };
 	QemuRun q = { .msg_fd = -1 };
@@ -695,14 +726,40 @@ static int boot(Guest *g, GuestResult *r)
 		guest_note(g, "QEMU ran %.2f s", guest_now() - t);
 		if (g->verbose && q.msg_len)
 			fprintf(g->err, "hwtap: guest: QEMU said:\n%s", q.msg);
-		stream_finish(&out, g->nonce);
-		stream_finish(&err, g->nonce);
-		rc = qemu_failed(g, &q, &out);
-		if (!rc)
-			collect(g, &q, &out, &err, r);
+		*hung = q.boot_hung;
+		if (!q.boot_hung) {
+			stream_finish(&out, g->nonce);
+			stream_finish(&err, g->nonce);
+			rc = qemu_failed(g, &q, &out);
+			if (!rc)
+				collect(g, &q, &out, &err, r);
+		}
 	}
 	close_stream(&out);
 	close_stream(&err);
+	return rc;
+}
+
+/* A boot that hangs before /init is tried once more: nothing of the script ran. */
+static int boot(Guest *g, GuestResult *r)
+{
+	bool hung = false;
+	int rc = boot_once(g, r, &hung);
+	if (!rc && hung && !guest_interrupted()) {
+		fprintf(g->err, "hwtap: warning: the guest kernel had not started /init after "
+			"%d s (a hung boot); booting it again\n", boot_deadline_s());
+		hung = false;
+		rc = boot_once(g, r, &hung);
+	}
+	if (!rc && hung) {
+		char *log = read_console(g);
+		guest_error(g, 0, "the guest kernel did not start /init within %d s, twice%s%s",
+			    boot_deadline_s(), *log ? "; its log:\n" : " (its log is empty)",
+			    log);
+		free(log);
+		r->status = -1;
+		rc = -ETIMEDOUT;
+	}
 	return rc;
 }
 

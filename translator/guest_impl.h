@@ -20,6 +20,13 @@
 #define GUEST_NONCE_LEN 16
 #define GUEST_END_MAX 64        /* an end mark is never longer */
 
+/* The first thing /init does is write this line to the console. A kernel that has not
+ * written it after BOOT_DEADLINE_S hangs (TCG boots have been seen to spin in early
+ * device setup, about once in many runs; a normal boot takes 1-3 s): it is stopped and
+ * booted once more, since the script has not run yet. */
+#define GUEST_INIT_MARK "hwtap-guest-init"
+#define BOOT_DEADLINE_S 30
+
 /* A growable list of malloc'ed strings. */
 typedef struct StrList {
 	char **v;

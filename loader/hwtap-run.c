@@ -656,7 +656,10 @@ static int session(Run *r)
 	report(r);
 	if (start_error) {
 		char *what = describe(r);
-		error("cannot start %s: %s", what, strerror(start_error));
+		/* the errno's name: its text ("No such file ...") would mislead here */
+		const char *name = strerrorname_np(start_error);
+		error("%s did not start (%s)%s", what, name ? name : strerror(start_error),
+		      r->errors ? ": see the ERROR above" : "");
 		free(what);
 	}
 	return start_error || rc || r->errors || r->failed;

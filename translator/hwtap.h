@@ -316,6 +316,7 @@ typedef enum { ARG_NONE, ARG_NUMBER, ARG_STRING, ARG_OPT_NUMBER, ARG_OPT_STRING 
 typedef struct PointShape {
 	const char *pattern;             /* "timer.ms(number).randomize(number)" */
 	const char *context_vars;        /* "status:long addr:long", or NULL */
+	const char *unavailable;         /* why no kernel hwtap targets has it, or NULL */
 } PointShape;
 
 struct ProbeFamily {
@@ -337,6 +338,20 @@ const char *point_pattern_error(const char *pattern);
 void list_family_points(const char *pattern, bool with_vars, Session *s, Vec *out);
 const char *closest_point(ProbePoint *pp, Session *s, Vec *alias_names);
 char *probe_point_string(ProbePoint *pp);
+
+/* ---- probe_perf.c -------------------------------------------------------------------- */
+
+/* SystemTap's default sample period when a perf point gives none. */
+#define PERF_DEFAULT_PERIOD 1000000
+
+typedef struct PerfEvent {
+	uint32_t type;
+	uint64_t config;
+	uint64_t period;                 /* sample every period events, or */
+	uint64_t freq;                   /* about freq samples a second (.hz) */
+} PerfEvent;
+
+const char *perf_point_event(ProbePoint *pp, PerfEvent *ev);
 
 /* ---- tapset.c: library search path and loading ---------------------------------------- */
 

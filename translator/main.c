@@ -42,9 +42,9 @@ static const char usage_text[] =
 	"      --version     print the version and exit\n"
 	"      --help        print this help and exit\n"
 	"\n"
-	"Pass 3 translates begin, end, error and timer probes with variables, arrays,\n"
-	"statistics, histograms, functions and printing; perf and ras probes,\n"
-	"timer.profile, try/catch and regular expressions come in a later version.\n";
+	"Pass 3 translates begin, end, error, timer and perf sampling probes with variables,\n"
+	"arrays, statistics, histograms, functions and printing; ras probes, perf.events,\n"
+	".process, .counter, try/catch and regular expressions come in a later version.\n";
 
 __attribute__((noreturn, format(printf, 1, 2)))
 static void usage_error(const char *fmt, ...)

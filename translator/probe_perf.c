@@ -7,8 +7,8 @@
  *
  * each followed by at most one of each modifier: .sample(N) or .hz(F), .process or
  * .process("PATH"), .counter("NAME") (a counting event read with @perf("NAME")).
- * Code generation and libpfm4 lookups come with the perf probes' own issue; this file
- * fixes the names and argument shapes.
+ * perf_point_event() tells pass 3 which counter a point selects. libpfm4 lookups, .process
+ * and .counter come with the perf probes' own issue.
  */
 #include "hwtap.h"
 
@@ -113,6 +113,18 @@ static void check_modifiers(ProbePoint *pp, int from)
 			 "@perf(\"NAME\"): it takes no .%s", seen_rate->name);
 }
 
+/* The short form's arg is the period: .sample and .hz would say it twice. */
+static void check_short_period(ProbePoint *pp, int from)
+{
+	Component *c1 = pp->comps.data[1];
+	for (int i = from; c1->arg && i < pp->comps.len; i++) {
+		Component *c = pp->comps.data[i];
+		if (!strcmp(c->name, "sample") || !strcmp(c->name, "hz"))
+			error_at(c->tok, "perf.%s(%lld) has its sample period already: it takes "
+				 "no .%s", c1->name, (long long)(int64_t)c1->arg->num, c->name);
+	}
+}
+
 static const PointShape *perf_match(const ProbeFamily *f, ProbePoint *pp, Session *s)
 {
 	if (pp->comps.len < 2)
@@ -140,6 +152,7 @@ static const PointShape *perf_match(const ProbeFamily *f, ProbePoint *pp, Sessio
 			error_at(c1->arg->tok, "the sample period of perf.%s must be positive",
 				 c1->name);
 		from = 2;
+		check_short_period(pp, from);
 	} else {
 		return NULL;
 	}
@@ -152,3 +165,41 @@ const ProbeFamily perf_family = {
 	.shapes = perf_shapes,
 	.match = perf_match,
 };
+
+/* The counter a checked perf point selects and how it samples; NULL, or what pass 3
+ * cannot do with it yet. */
+const char *perf_point_event(ProbePoint *pp, PerfEvent *ev)
+{
+	Component *c1 = pp->comps.data[1];
+	int from;
+	*ev = (PerfEvent){.period = PERF_DEFAULT_PERIOD};
+	if (!strcmp(c1->name, "events"))
+		return "perf.events(\"NAME\")";
+	if (!strcmp(c1->name, "type")) {
+		ev->type = (uint32_t)c1->arg->num;
+		ev->config = ((Component *)pp->comps.data[2])->arg->num;
+		from = 3;
+	} else {
+		for (int i = 0; i < N_SHORT; i++)
+			if (!strcmp(c1->name, short_events[i].name)) {
+				ev->type = short_events[i].type;
+				ev->config = short_events[i].config;
+			}
+		if (c1->arg)
+			ev->period = c1->arg->num;
+		from = 2;
+	}
+	for (int i = from; i < pp->comps.len; i++) {
+		Component *c = pp->comps.data[i];
+		if (!strcmp(c->name, "sample")) {
+			ev->period = c->arg->num;
+		} else if (!strcmp(c->name, "hz")) {
+			ev->period = 0;
+			ev->freq = c->arg->num;
+		} else {
+			return !strcmp(c->name, "process") ? "perf probes with .process" :
+			       "perf probes with .counter";
+		}
+	}
+	return NULL;
+}

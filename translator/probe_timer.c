@@ -1,5 +1,7 @@
 /* probe_timer.c - interval timers: timer.UNIT(N) with an optional .randomize(R) (not for
- * hz), and timer.profile, which fires on every CPU at each scheduler tick. */
+ * hz). timer.profile is an alias (tapset/timers.stp) for timer.profile.tick, the kernel's
+ * profiling tick hook, which current kernels no longer have, or else a cpu-clock
+ * perf event on every CPU, as in SystemTap. */
 #include "hwtap.h"
 
 #include <stdlib.h>
@@ -13,7 +15,9 @@ static const PointShape timer_shapes[] = {
 	{"timer.sec(number)"}, {"timer.sec(number).randomize(number)"},
 	{"timer.jiffies(number)"}, {"timer.jiffies(number).randomize(number)"},
 	{"timer.hz(number)"},
-	{"timer.profile"}, {"timer.profile.tick"},
+	{"timer.profile.tick", .unavailable = "timer.profile.tick needs the kernel's "
+	 "profiling tick hook (register_timer_hook), which this kernel does not have: "
+	 "timer.profile falls back to perf.sw.cpu_clock"},
 	{NULL},
 };
 
@@ -48,7 +52,7 @@ static const PointShape *timer_match(const ProbeFamily *f, ProbePoint *pp, Sessi
 		return sh;
 	Component *c = pp->comps.data[1];
 	if (!c->arg)
-		return sh;                           /* timer.profile */
+		return sh;                           /* timer.profile.tick */
 	int64_t n = point_number(pp, 1);
 	if (n <= 0) {
 		error_at(c->arg->tok, "timer.%s needs a positive %s", c->name,

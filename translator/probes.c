@@ -261,7 +261,7 @@ void list_family_points(const char *pattern, bool with_vars, Session *s, Vec *ou
 	for (int i = 0; probe_families[i]; i++) {
 		const ProbeFamily *f = probe_families[i];
 		for (const PointShape *sh = f->shapes; sh->pattern; sh++)
-			if (point_pattern_matches(pattern, sh->pattern))
+			if (!sh->unavailable && point_pattern_matches(pattern, sh->pattern))
 				vec_push(&all, with_context_vars(instantiate(pattern, sh->pattern),
 								 sh->context_vars, with_vars));
 		if (f->list)

@@ -1347,26 +1347,44 @@ static int expand(Ctx *c, Expansion *e, ProbePoint *pp, int depth)
 	}
 	if (has_wildcard(pp))
 		return expand_wildcard(c, e, pp, depth);
+	/* The longest name wins, as in SystemTap's tree of points: an alias named exactly pp,
+	 * then a built-in point, then an alias naming a prefix of pp (the rest a suffix),
+	 * the longest first. So timer.profile.tick is not timer.profile + ".tick". */
 	Vec aliases = {0};
 	alias_candidates(c, &aliases);
+	Probe *best = NULL;
+	ProbePoint *best_name = NULL;
 	for (int i = 0; i < aliases.len; i++) {
 		Probe *a = aliases.data[i];
 		for (int j = 0; j < a->alias_names.len; j++) {
 			ProbePoint *name = a->alias_names.data[j];
-			if (name->comps.len > pp->comps.len)
+			if (name->comps.len > pp->comps.len ||
+			    (best_name && name->comps.len <= best_name->comps.len))
 				continue;
 			int k;
 			for (k = 0; k < name->comps.len; k++)
 				if (!same_component(name->comps.data[k], pp->comps.data[k]))
 					break;
-			if (k == name->comps.len)
-				return expand_alias(c, e, pp, a, name, depth);
+			if (k == name->comps.len) {
+				best = a;
+				best_name = name;
+			}
 		}
 	}
+	if (best && best_name->comps.len == pp->comps.len)
+		return expand_alias(c, e, pp, best, best_name, depth);
 	const PointShape *sh;
 	const ProbeFamily *f = find_family(pp, c->s, &sh);
+	if (!f && best)
+		return expand_alias(c, e, pp, best, best_name, depth);
 	if (!f)
 		return 0;
+	if (sh->unavailable) {
+		/* as a point that matches nothing, with the reason unless it is optional */
+		if (!pp->optional)
+			error_at(pp->tok, "%s", sh->unavailable);
+		return 0;
+	}
 	add_derived(c, e, pp, f, sh);
 	return 1;
 }

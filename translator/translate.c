@@ -835,16 +835,77 @@ static bool is_timer(Probe *p)
 	return !strcmp(family_of(p), "timer") && comp(p, 1)->arg;
 }
 
+static bool is_perf(Probe *p)
+{
+	return !strcmp(family_of(p), "perf");
+}
+
 /* What pass 3 has no code for yet: reported once per probe. */
 static bool translatable(Probe *p)
 {
 	const char *f = family_of(p);
+	PerfEvent ev;
 	if (!strcmp(f, "begin") || !strcmp(f, "end") || !strcmp(f, "error") ||
-	    !strcmp(f, "never") || is_timer(p))
+	    !strcmp(f, "never") || is_timer(p) ||
+	    (is_perf(p) && !perf_point_event(p->points.data[0], &ev)))
 		return true;
 	error_at(((ProbePoint *)p->points.data[0])->tok, "pass 3 cannot translate probe "
 		 "point '%s' yet", probe_point_string(p->points.data[0]));
 	return false;
+}
+
+/* The overflow handler of perf probe index. */
+static void perf_handler(Gen *g, int index)
+{
+	tr_line(g, "static void perf_%d_fire(struct perf_event *event, "
+		"struct perf_sample_data *data, struct pt_regs *regs)", index);
+	tr_line(g, "{");
+	tr_line(g, "	probe_%d(regs);", index);
+	tr_line(g, "}");
+	tr_line(g, "%s", "");
+}
+
+/* The point as the script wrote it: the end of the derivation "a <- b <- user". */
+static const char *user_point(Probe *p)
+{
+	const char *d = p->derivation, *last = d;
+	for (const char *q = d; (q = strstr(q, " <- ")); q += 4)
+		last = q + 4;
+	return last;
+}
+
+/* The runtime's table of the perf probes (runtime/perf.c); how many there are. */
+static int perf_table(Gen *g, Session *s)
+{
+	int n = 0;
+	for (int i = 0; i < s->probes.len; i++) {
+		Probe *p = s->probes.data[i];
+		PerfEvent ev;
+		if (!is_perf(p) || perf_point_event(p->points.data[0], &ev))
+			continue;
+		if (!n++)
+			tr_line(g, "static struct hwtap_perf hwtap_perfs[] = {");
+		const char *up = user_point(p);
+		char *at = xformat("%s:%d:%d", p->tok->file->name, p->tok->line, p->tok->col);
+		tr_line(g, "	{");
+		tr_line(g, "		.point = %s,", tr_c_string(up, strlen(up)));
+		tr_line(g, "		.where = %s,", tr_c_string(at, strlen(at)));
+		tr_line(g, "		.attr = { .type = %u, .config = %#llxULL,", ev.type,
+			(unsigned long long)ev.config);
+		if (ev.freq)
+			tr_line(g, "			  .freq = 1, .sample_freq = %lluULL },",
+				(unsigned long long)ev.freq);
+		else
+			tr_line(g, "			  .sample_period = %lluULL },",
+				(unsigned long long)ev.period);
+		tr_line(g, "		.handler = perf_%d_fire,", i);
+		tr_line(g, "	},");
+	}
+	if (n) {
+		tr_line(g, "};");
+		tr_line(g, "%s", "");
+	}
+	return n;
 }
 
 static void run_in_order(Gen *g, Session *s, const char *family)
@@ -921,9 +982,12 @@ static void globals_storage(Gen *g)
 
 static void session_hooks(Gen *g, Session *s)
 {
+	int nperf = perf_table(g, s);
 	globals_storage(g);
 	tr_line(g, "static int hwtap_start(void)");
 	tr_line(g, "{");
+	if (nperf)
+		tr_line(g, "\tint rc;");
 	tr_line(g, "\thwtap_contexts = alloc_percpu(struct hwtap_context);");
 	tr_line(g, "\tif (!hwtap_contexts)");
 	tr_line(g, "\t\treturn -ENOMEM;");
@@ -935,6 +999,15 @@ static void session_hooks(Gen *g, Session *s)
 	tr_line(g, "\tmigrate_disable();     /* the CPU's context, but writes may wait for room */");
 	run_in_order(g, s, "begin");
 	tr_line(g, "\tmigrate_enable();");
+	if (nperf) {
+		tr_line(g, "\trc = _hwtap_perf_start(hwtap_perfs, %d);", nperf);
+		tr_line(g, "\tif (rc) {");
+		tr_line(g, "\t\tfree_percpu(hwtap_contexts);");
+		tr_line(g, "\t\thwtap_contexts = NULL;");
+		tr_line(g, "\t\thwtap_globals_free();");
+		tr_line(g, "\t\treturn rc;");
+		tr_line(g, "\t}");
+	}
 	for (int i = 0; i < s->probes.len; i++) {
 		if (!is_timer(s->probes.data[i]))
 			continue;
@@ -953,6 +1026,8 @@ static void session_hooks(Gen *g, Session *s)
 	for (int i = 0; i < s->probes.len; i++)
 		if (is_timer(s->probes.data[i]))
 			tr_line(g, "\thrtimer_cancel(&timer_%d);", i);
+	if (nperf)
+		tr_line(g, "\t_hwtap_perf_stop(hwtap_perfs, %d);", nperf);
 	tr_line(g, "}");
 	tr_line(g, "%s", "");
 	tr_line(g, "static void hwtap_end(void)");
@@ -998,6 +1073,11 @@ static void prologue(Gen *g, Session *s, const char *name)
 	tr_line(g, "#include \"runtime/lang.h\"");
 	tr_line(g, "#include \"runtime/map.h\"");
 	tr_line(g, "#include \"runtime/hist.h\"");
+	for (int i = 0; i < s->probes.len; i++)
+		if (is_perf(s->probes.data[i])) {
+			tr_line(g, "#include \"runtime/perf.c\"");
+			break;
+		}
 	tr_line(g, "%s", "");
 	for (int i = 0; i < s->tapsets.len; i++) {
 		Script *sc = s->tapsets.data[i];
@@ -1029,6 +1109,8 @@ int translate(Session *s, const char *module_name, StrBuf *out)
 		probe_handler(&g, p, i, &frames);
 		if (is_timer(p))
 			timer(&g, p, i);
+		if (is_perf(p))
+			perf_handler(&g, i);
 	}
 	session_hooks(&g, s);
 	tr_line(&g, "%s", "");

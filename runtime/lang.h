@@ -2,7 +2,8 @@
 /*
  * lang.h - what generated probe handlers use: the per-CPU probe context with its
  * reentrancy guard, action counting, runtime errors that unwind a handler, the print
- * buffer flushed to the transport once per handler, and the locks of global variables.
+ * buffer flushed to the transport once per handler, the locks of global variables and
+ * the overload guard.
  *
  * Included by the generated module after session.h. The generated code defines
  * struct hwtap_context, whose first member is struct hwtap_context_base, and the
@@ -21,6 +22,8 @@
 #include <linux/spinlock.h>
 #include <linux/sched.h>
 #include <linux/uaccess.h>
+#include <linux/timex.h>
+#include <linux/delay.h>
 
 #ifndef MAXSTRINGLEN
 #define MAXSTRINGLEN 128
@@ -31,18 +34,50 @@
 #ifndef MAXNESTING
 #define MAXNESTING 10
 #endif
+/* A busy lock is tried MAXTRYLOCK times, TRYLOCKDELAY microseconds apart (SystemTap's
+ * names and defaults: at most about 1 ms), before the handler gives up and is skipped. */
 #ifndef MAXTRYLOCK
-#define MAXTRYLOCK 1000
+#define MAXTRYLOCK 100
+#endif
+#ifndef TRYLOCKDELAY
+#define TRYLOCKDELAY 10
 #endif
 #ifndef MAXSKIPPED
 #define MAXSKIPPED 100
+#endif
+/*
+ * The overload guard, under SystemTap's names and with its defaults: when the handlers of
+ * event probes (timers, perf; not begin, end or error) take more than
+ * STP_OVERLOAD_THRESHOLD of an STP_OVERLOAD_INTERVAL on one CPU, in get_cycles() units,
+ * that is an error and the session ends: a script must not eat the machine.
+ * -D STP_NO_OVERLOAD turns the check off.
+ */
+#ifndef STP_NO_OVERLOAD
+#define HWTAP_OVERLOAD 1
+#endif
+#ifndef STP_OVERLOAD_INTERVAL
+#define STP_OVERLOAD_INTERVAL 1000000000LL
+#endif
+#ifndef STP_OVERLOAD_THRESHOLD
+#define STP_OVERLOAD_THRESHOLD 500000000LL
 #endif
 #ifndef HWTAP_PRINTBUF
 #define HWTAP_PRINTBUF 4000     /* one transport record */
 #endif
 
+/* What kind of probe a handler is: when it may run, whether the overload guard times it. */
+enum hwtap_probe_kind {
+	HWTAP_PROBE_BEGIN,              /* begin: not after exit(), not timed */
+	HWTAP_PROBE_EVENT,              /* timers, perf: not after exit(), timed */
+	HWTAP_PROBE_FINAL,              /* end, error: always, not timed */
+};
+
 struct hwtap_context_base {
 	atomic_t busy;                  /* a handler runs on this CPU: others skip */
+	u8 kind;                        /* enum hwtap_probe_kind of the running handler */
+	cycles_t entered;               /* get_cycles() when it started */
+	cycles_t interval_start;        /* the overload guard's current interval, */
+	cycles_t interval_used;         /* and what handlers took of it */
 	const char *probe_point;        /* "timer.ms(100)", for errors and pp() */
 	const char *last_stmt;          /* "script.stp:3:5", where an error happened */
 	const char *last_error;         /* set by an error: the handler unwinds */
@@ -76,16 +111,23 @@ static inline void _hwtap_skip_counted(void)
  * exit() was called or the session stops, only end and error probes (final) start. The
  * caller has preemption or interrupts disabled. */
 static inline struct hwtap_context_base *
-_hwtap_enter(struct hwtap_context_base *b, const char *pp, struct pt_regs *regs, bool final)
+_hwtap_enter(struct hwtap_context_base *b, const char *pp, struct pt_regs *regs,
+	     enum hwtap_probe_kind kind)
 {
-	if (!final && (atomic_read(&_hwtap_exit_requested) ||
-		       atomic_read(&_hwtap_session.state) >= HWTAP_STOPPING))
+	if (kind != HWTAP_PROBE_FINAL &&
+	    (atomic_read(&_hwtap_exit_requested) ||
+	     atomic_read(&_hwtap_session.state) >= HWTAP_STOPPING))
 		return NULL;
 	/* pairs with the atomic_set_release() in _hwtap_leave() */
 	if (atomic_cmpxchg_acquire(&b->busy, 0, 1) != 0) {
 		_hwtap_skip_counted();
 		return NULL;
 	}
+	b->kind = kind;
+#ifdef HWTAP_OVERLOAD
+	if (kind == HWTAP_PROBE_EVENT)
+		b->entered = get_cycles();
+#endif
 	b->probe_point = pp;
 	b->last_stmt = NULL;
 	b->last_error = NULL;
@@ -105,6 +147,30 @@ static inline void _hwtap_flush(struct hwtap_context_base *b)
 	b->print_len = 0;
 }
 
+/* The overload guard's bookkeeping when an event handler ends: a new interval starts once
+ * the current one is over, and the one that ends is judged. */
+static inline void _hwtap_overload_account(struct hwtap_context_base *b)
+{
+#ifdef HWTAP_OVERLOAD
+	static atomic_t said;
+	cycles_t now = get_cycles();
+
+	b->interval_used += now - b->entered;
+	if (now - b->interval_start < STP_OVERLOAD_INTERVAL)
+		return;
+	if (b->interval_used > STP_OVERLOAD_THRESHOLD && !atomic_xchg(&said, 1)) {
+		_hwtap_script_error("probe overhead exceeded threshold: handlers took more "
+				    "than %lld of %lld cycles on a CPU (STP_OVERLOAD_THRESHOLD, "
+				    "STP_OVERLOAD_INTERVAL; -D STP_NO_OVERLOAD turns this check off)",
+				    (long long)STP_OVERLOAD_THRESHOLD,
+				    (long long)STP_OVERLOAD_INTERVAL);
+		_hwtap_request_exit();
+	}
+	b->interval_start = now;
+	b->interval_used = 0;
+#endif
+}
+
 static inline void _hwtap_leave(struct hwtap_context_base *b)
 {
 	_hwtap_flush(b);
@@ -117,6 +183,8 @@ static inline void _hwtap_leave(struct hwtap_context_base *b)
 		else
 			_hwtap_script_error("%s in probe %s", b->last_error, b->probe_point);
 	}
+	if (b->kind == HWTAP_PROBE_EVENT)
+		_hwtap_overload_account(b);
 	/* pairs with the atomic_cmpxchg_acquire() in _hwtap_enter() */
 	atomic_set_release(&b->busy, 0);
 }
@@ -230,32 +298,52 @@ static inline const char *_hwtap_assign_str(char *dst, const char *src)
 	return dst;
 }
 
-/* A global variable's lock: handlers only ever try it (MAXTRYLOCK times), so a handler
- * that interrupts a holder on the same CPU skips instead of deadlocking. arch_spinlock_t
- * keeps lockdep out of NMI context; no ordering among globals is needed for the same
- * reason. */
+/* A global variable's lock, one per global (translator/translate_locks.c decides which
+ * a handler takes and how): shared for readers and for `<<<' into a statistics scalar,
+ * exclusive for writers. Handlers only ever try a lock (MAXTRYLOCK times), so a handler
+ * that interrupts a holder on its own CPU skips instead of deadlocking; for the same
+ * reason no ordering is needed, though handlers take them in declaration order.
+ * arch_rwlock_t (a queued rwlock on x86) keeps lockdep out of NMI context. */
 typedef struct {
-	arch_spinlock_t lock;
+	arch_rwlock_t lock;
 } hwtap_lock_t;
 
-#define HWTAP_LOCK_INIT { .lock = __ARCH_SPIN_LOCK_UNLOCKED }
+#define HWTAP_LOCK_INIT { .lock = __ARCH_RW_LOCK_UNLOCKED }
 
-static inline bool _hwtap_trylock(hwtap_lock_t *l)
+static inline bool _hwtap_read_trylock(hwtap_lock_t *l)
 {
 	int i;
 
 	for (i = 0; i < MAXTRYLOCK; i++) {
-		/* pairs with the arch_spin_unlock() in _hwtap_unlock() */
-		if (arch_spin_trylock(&l->lock))
+		/* pairs with the release in _hwtap_write_unlock() */
+		if (arch_read_trylock(&l->lock))
 			return true;
-		cpu_relax();
+		udelay(TRYLOCKDELAY);
 	}
 	return false;
 }
 
-static inline void _hwtap_unlock(hwtap_lock_t *l)
+static inline bool _hwtap_write_trylock(hwtap_lock_t *l)
 {
-	arch_spin_unlock(&l->lock);
+	int i;
+
+	for (i = 0; i < MAXTRYLOCK; i++) {
+		/* pairs with the releases in _hwtap_read_unlock() and _hwtap_write_unlock() */
+		if (arch_write_trylock(&l->lock))
+			return true;
+		udelay(TRYLOCKDELAY);
+	}
+	return false;
+}
+
+static inline void _hwtap_read_unlock(hwtap_lock_t *l)
+{
+	arch_read_unlock(&l->lock);
+}
+
+static inline void _hwtap_write_unlock(hwtap_lock_t *l)
+{
+	arch_write_unlock(&l->lock);
 }
 
 #endif

@@ -11,8 +11,13 @@
  * (global a%) replaces its first node when it is full. A sorted foreach leaves the live
  * list in the order it sorted, as SystemTap's in-place sort does.
  *
- * Locking: every handler holds the globals lock (lang.h) while it runs, so map
- * operations need none of their own.
+ * Locking: a handler holds the array's lock (lang.h) while it runs: exclusive for what
+ * changes the map, shared for lookups, and shared for `sa[k] <<< v' on a statistics array
+ * that does not wrap, so that handlers on every CPU add to it at once (each into its own
+ * CPU's slot). Such an add may insert a key: _hwtap_map_insert_shared() does that under
+ * the map's insert_lock and publishes the node with hlist_add_head_rcu(), so concurrent
+ * lookups see it whole or not at all. Nodes leave the table only under the exclusive
+ * lock, when no lookup runs; so a node is never reused under a reader.
  *
  * An unsorted foreach walks the live list; a sorted one copies the node pointers into its
  * own preallocated array (struct hwtap_foreach, one per foreach statement) and sorts them
@@ -27,6 +32,7 @@
 #include <linux/list.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
@@ -66,6 +72,7 @@ struct hwtap_map {
 	u32 node_size, value_off, key_off[HWTAP_MAX_KEYS];
 	u32 count, table_mask;
 	u32 walkers;			/* unsorted foreach loops walking the live list */
+	arch_spinlock_t insert_lock;	/* inserts under the shared lock */
 	struct hlist_head *table;
 	struct list_head live, free;
 	void *nodes;
@@ -145,6 +152,7 @@ static int _hwtap_map_alloc(struct hwtap_map *m)
 	}
 	m->table_mask = buckets - 1;
 	m->count = 0;
+	m->insert_lock = (arch_spinlock_t)__ARCH_SPIN_LOCK_UNLOCKED;
 	INIT_LIST_HEAD(&m->live);
 	INIT_LIST_HEAD(&m->free);
 	for (i = 0; i < m->max_entries; i++) {
@@ -279,6 +287,64 @@ static struct hwtap_map_node *_hwtap_map_insert(struct hwtap_context_base *b,
 	struct hwtap_map_node *n = _hwtap_map_find(m, k);
 
 	return n ? n : _hwtap_map_insert_new(b, m, k);
+}
+
+/* A lookup that other CPUs' inserts may meet: they publish nodes with release order. */
+static struct hwtap_map_node *_hwtap_map_find_shared(const struct hwtap_map *m,
+						     const union hwtap_key *k)
+{
+	struct hwtap_map_node *n;
+
+	hlist_for_each_entry_rcu(n, &m->table[_hwtap_map_hash(m, k)], hash, true)
+		if (_hwtap_keys_eq(m, n, k))
+			return n;
+	return NULL;
+}
+
+/* _hwtap_map_insert() for a handler that holds the map's lock shared (a statistics array
+ * that does not wrap). NULL when the map is full (an error recorded) or when the insert
+ * lock stayed busy (the hit counted as skipped). */
+static struct hwtap_map_node *_hwtap_map_insert_shared(struct hwtap_context_base *b,
+						       struct hwtap_map *m,
+						       const union hwtap_key *k)
+{
+	struct hwtap_map_node *n = _hwtap_map_find_shared(m, k);
+	u32 h;
+	int i, tries;
+
+	if (likely(n))
+		return n;
+	for (tries = 0; !arch_spin_trylock(&m->insert_lock); tries++) {
+		if (tries == MAXTRYLOCK) {
+			_hwtap_skip_counted();
+			return NULL;
+		}
+		udelay(TRYLOCKDELAY);
+	}
+	/* another CPU may have inserted it meanwhile */
+	n = _hwtap_map_find_shared(m, k);
+	if (n)
+		goto out;
+	if (list_empty(&m->free)) {
+		_hwtap_errorf(b, "array '%s' is full (MAXMAPENTRIES %u)", m->name,
+			      m->max_entries);
+		goto out;
+	}
+	n = list_first_entry(&m->free, struct hwtap_map_node, list);
+	for (i = 0; i < m->nkeys; i++) {
+		if (_hwtap_key_is_str(m, i))
+			strscpy(_hwtap_node_key_str(m, n, i), k[i].s, MAXSTRINGLEN);
+		else
+			*_hwtap_node_key_long(m, n, i) = k[i].n;
+	}
+	m->count++;
+	list_move_tail(&n->list, &m->live);
+	h = _hwtap_map_hash(m, k);
+	/* the keys above are visible before the node is */
+	hlist_add_head_rcu(&n->hash, &m->table[h]);
+out:
+	arch_spin_unlock(&m->insert_lock);
+	return n;
 }
 
 static void _hwtap_map_delete(struct hwtap_map *m, const union hwtap_key *k)

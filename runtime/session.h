@@ -34,8 +34,8 @@
  *                   is left, removes the files, frees everything.
  *
  * Module parameters: hwtap_bufsize_kb (KiB per CPU, 8 .. 4194304, default 256),
- * hwtap_maxerrors (errors tolerated, default 0: the first one stops the session, as
- * SystemTap's MAXERRORS=0), hwtap_target (-x PID / -c CMD's pid, default 0).
+ * hwtap_maxerrors (errors tolerated, default -D MAXERRORS or 0: the first one stops the
+ * session, as in SystemTap), hwtap_target (-x PID / -c CMD's pid, default 0).
  *
  * Probe handlers: _hwtap_write() for output (one call per handler's output keeps it one
  * record: nothing interleaves it), _hwtap_script_error() and _hwtap_warn() for messages,
@@ -76,7 +76,10 @@ static unsigned int _hwtap_bufsize_kb = 256;
 module_param_named(hwtap_bufsize_kb, _hwtap_bufsize_kb, uint, 0444);
 MODULE_PARM_DESC(hwtap_bufsize_kb, "output buffer per CPU, KiB (default 256)");
 
-static int _hwtap_maxerrors;
+#ifndef MAXERRORS
+#define MAXERRORS 0			/* -D MAXERRORS=N sets the default */
+#endif
+static int _hwtap_maxerrors = MAXERRORS;
 module_param_named(hwtap_maxerrors, _hwtap_maxerrors, int, 0444);
 MODULE_PARM_DESC(hwtap_maxerrors, "script errors tolerated before the session stops (default 0)");
 

@@ -5,10 +5,10 @@
  *
  * Values accumulate per CPU (struct hwtap_stats: for each possible CPU, one slot per
  * statistic, a slot being a struct hwtap_stat and its histogram buckets); a read merges
- * the CPUs into the agg slot. Both happen under the globals lock (lang.h), which every
- * handler holds while it runs, so the merge sees no half-made update and agg is one per
- * variable. The per-CPU layout keeps `<<<' free of shared cache lines, ready for a
- * lighter lock later.
+ * the CPUs into the agg slot. `s <<< v' on a scalar holds the variable's lock shared
+ * (handlers on other CPUs add into their own slots meanwhile); a read, and `<<<' into an
+ * array element (which may add a key), hold it exclusive (lang.h, translate_locks.c), so
+ * the merge sees no half-made update and agg is one per variable.
  *
  * The arithmetic is SystemTap's (its runtime/stat-common.c, stat.c and map.c), integer
  * only, so that results agree to the last digit: Welford's running variance per CPU,
@@ -172,7 +172,8 @@ static inline void _hwtap_stat_variance_add(const struct hwtap_stats *st,
 	sd->variance_s = _hwtap_div64(sd->m2, sd->count - 1);
 }
 
-/* s <<< v on this CPU; the caller holds the globals lock with migration disabled. */
+/* s <<< v on this CPU; the caller holds the variable's lock, at least shared, on a CPU
+ * it cannot leave. */
 static __always_inline void _hwtap_stat_add(const struct hwtap_stats *st, u32 slot,
 					    int64_t v)
 {

@@ -257,6 +257,9 @@ typedef struct Param {
 	Token *tok;
 } Param;
 
+/* How a handler locks a global (translate_locks.c): ordered, the stronger last. */
+typedef enum { LOCK_NONE, LOCK_READ, LOCK_WRITE } LockMode;
+
 struct Function {
 	char *name;
 	Type ret;                        /* declared, or TY_UNKNOWN to infer */
@@ -272,6 +275,8 @@ struct Function {
 	Token *rtype_at;                 /* the return that decided rtype */
 	bool has_value;                  /* declared type, or some "return expr" */
 	bool used;
+	/* pass 3 */
+	LockMode *lock_modes;            /* per global: what it and its callees lock */
 };
 
 struct Global {

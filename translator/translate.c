@@ -767,20 +767,40 @@ static void probe_handler(Gen *g, Probe *p, int index, StrBuf *frames)
 	g->indent++;
 	tr_line(g, "struct hwtap_context *c = this_cpu_ptr(hwtap_contexts);");
 	tr_line(g, "struct probe_%d_locals *l;", index);
-	bool final = !strcmp(family_of(p), "end") || !strcmp(family_of(p), "error");
+	const char *f = family_of(p);
+	const char *kind = !strcmp(f, "end") || !strcmp(f, "error") ? "HWTAP_PROBE_FINAL" :
+			   !strcmp(f, "begin") ? "HWTAP_PROBE_BEGIN" : "HWTAP_PROBE_EVENT";
 	tr_line(g, "if (!_hwtap_enter(&c->base, %s, regs, %s))", tr_c_string(pp, strlen(pp)),
-	     final ? "true" : "false");
+	     kind);
 	tr_line(g, "\treturn;");
 	tr_line(g, "l = &c->probe.p%d;", index);
 	reset_locals(g, &p->locals, 0);
-	tr_line(g, "if (unlikely(!_hwtap_trylock(&hwtap_globals_lock))) {");
-	tr_line(g, "\t_hwtap_skip_counted();");
-	tr_line(g, "\tgoto unlocked;");
-	tr_line(g, "}");
+	/* the globals' locks in declaration order; a lock not had skips the handler */
+	LockMode *modes = probe_locks(g->s, p);
+	Vec taken = {0};
+	for (int i = 0; i < g->s->globals.len; i++) {
+		if (!modes[i])
+			continue;
+		Global *gl = g->s->globals.data[i];
+		const char *how = modes[i] == LOCK_WRITE ? "write" : "read";
+		tr_line(g, "if (unlikely(!_hwtap_%s_trylock(&glock_%s)))", how, gl->name);
+		tr_line(g, "\tgoto skip_%d;", taken.len);
+		vec_push(&taken, xformat("_hwtap_%s_unlock(&glock_%s);", how, gl->name));
+	}
 	frame_body(g, ((ProbePoint *)p->points.data[0])->cond, p->body);
 	g->indent--;
 	out_label(g);
-	tr_line(g, "\t_hwtap_unlock(&hwtap_globals_lock);");
+	for (int k = taken.len - 1; k >= 0; k--)
+		tr_line(g, "\t%s", (char *)taken.data[k]);
+	if (taken.len) {
+		tr_line(g, "\tgoto unlocked;");
+		for (int k = taken.len - 1; k >= 0; k--) {
+			tr_line(g, "skip_%d:", k);
+			if (k > 0)
+				tr_line(g, "\t%s", (char *)taken.data[k - 1]);
+		}
+		tr_line(g, "\t_hwtap_skip_counted();");
+	}
 	tr_line(g, "unlocked:");
 	tr_line(g, "\t_hwtap_leave(&c->base);");
 	tr_line(g, "}");
@@ -953,8 +973,10 @@ static void globals(Gen *g, Session *s)
 			tr_line(g, "static int64_t g_%s%s%s;", gl->name, init.buf ? " = " : "",
 			     init.buf ? init.buf : "");
 	}
-	tr_line(g, "/* one lock for all globals: handlers try it and skip when it is held */");
-	tr_line(g, "static hwtap_lock_t hwtap_globals_lock = HWTAP_LOCK_INIT;");
+	tr_line(g, "%s", "");
+	for (int i = 0; i < s->globals.len; i++)
+		tr_line(g, "static hwtap_lock_t glock_%s __maybe_unused = HWTAP_LOCK_INIT;",
+			((Global *)s->globals.data[i])->name);
 	tr_line(g, "%s", "");
 }
 
@@ -1091,6 +1113,7 @@ static void prologue(Gen *g, Session *s, const char *name)
 int translate(Session *s, const char *module_name, StrBuf *out)
 {
 	int errors = diag_errors;
+	lock_plan(s);
 	StrBuf head = {0}, body = {0}, frames = {0}, sites = {0};
 	Gen g = {.s = s, .out = &head, .sites = &sites};
 	prologue(&g, s, module_name);

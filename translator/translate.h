@@ -61,4 +61,9 @@ void stat_hist_print(Gen *g, StrBuf *sb, Node *hist, bool to_string);
 void stat_hist_index(Gen *g, StrBuf *sb, Node *n);
 void stat_hist_foreach(Gen *g, Node *n);
 
+/* ---- translate_locks.c ------------------------------------------------------------------ */
+
+void lock_plan(Session *s);                      /* the functions' summaries, first */
+LockMode *probe_locks(Session *s, Probe *p);     /* per global, in s->globals order */
+
 #endif

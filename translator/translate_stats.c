@@ -83,9 +83,12 @@ void stat_add(Gen *g, StrBuf *sb, Node *n)
 	unsigned any;
 	arr_keys(g, &pre, &x->args, x->sym, tr_has_side_effects(n->rhs), &any);
 	tr_expr(g, &v, n->rhs);
-	sb_printf(sb, "({ %sint64_t __v = (%s); struct hwtap_map_node *__n = _hwtap_map_insert("
+	/* a wrapping array may drop a node: that needs the exclusive lock (translate_locks.c) */
+	bool shared = !x->sym->global->wrap;
+	sb_printf(sb, "({ %sint64_t __v = (%s); struct hwtap_map_node *__n = _hwtap_map_insert%s("
 		  "&c->base, %s, __k); if (unlikely(!__n)) goto out; _hwtap_stat_add(&gs_%s, "
-		  "__n->index, __v); __v; })", pre.buf, v.buf, arr_map(x->sym), x->sym->name);
+		  "__n->index, __v); __v; })", pre.buf, v.buf, shared ? "_shared" : "",
+		  arr_map(x->sym), x->sym->name);
 }
 
 static const char *op_code(const char *op)

@@ -1,0 +1,175 @@
+/* translate_locks.c - which global variables a probe handler locks, and how.
+ *
+ * Each global has its own reader-writer lock (runtime/lang.h). A handler takes, before
+ * its body runs and in the globals' declaration order, the lock of every global that it
+ * or a function it calls (transitively) touches: shared where it only reads, exclusive
+ * where it writes. A handler that touches no global takes no lock, so timer.profile or
+ * perf handlers on every CPU do not wait for each other.
+ *
+ *   shared     reading a scalar or an array element, `in', `s <<< v' on a statistics
+ *              scalar (each CPU adds into its own slot), `sa[k] <<< v' on a statistics
+ *              array that does not wrap (a new key goes in under the map's own insert
+ *              lock, runtime/map.h)
+ *   exclusive  assignments, ++/--, delete, `<<<' into a wrapping array (it may drop a
+ *              node), extractors and histograms (they merge the CPUs into one slot),
+ *              foreach (its snapshot and the map's walker count are one per statement
+ *              and map)
+ */
+#include "translate.h"
+
+#include <string.h>
+
+typedef struct {
+	Session *s;
+	LockMode *modes;        /* one per global, in s->globals order */
+	bool changed;
+} Walk;
+
+static int global_index(Session *s, Symbol *sym)
+{
+	for (int i = 0; i < s->globals.len; i++)
+		if (((Global *)s->globals.data[i])->sym == sym)
+			return i;
+	return -1;
+}
+
+static void need(Walk *w, Symbol *sym, LockMode m)
+{
+	if (!sym || sym->kind != SYM_GLOBAL)
+		return;
+	int i = global_index(w->s, sym);
+	if (i >= 0 && w->modes[i] < m) {
+		w->modes[i] = m;
+		w->changed = true;
+	}
+}
+
+static void walk(Walk *w, Node *n);
+
+static void walk_all(Walk *w, Vec *nodes)
+{
+	for (int i = 0; i < nodes->len; i++)
+		walk(w, nodes->data[i]);
+}
+
+/* n is written: a variable, an element or a slice (its keys are read). */
+static void written(Walk *w, Node *n)
+{
+	if (!n)
+		return;
+	if (n->kind == N_VAR || n->kind == N_INDEX) {
+		need(w, n->sym, LOCK_WRITE);
+		walk_all(w, &n->args);
+	} else {
+		walk(w, n);
+	}
+}
+
+static void walk(Walk *w, Node *n)
+{
+	if (!n)
+		return;
+	switch (n->kind) {
+	case N_VAR:
+		need(w, n->sym, LOCK_READ);
+		return;
+	case N_INDEX:
+		need(w, n->sym, LOCK_READ);
+		walk_all(w, &n->args);
+		return;
+	case N_ASSIGN:
+		if (n->op && !strcmp(n->op, "<<<") && n->lhs->kind == N_VAR) {
+			need(w, n->lhs->sym, LOCK_READ);
+		} else if (n->op && !strcmp(n->op, "<<<") && n->lhs->kind == N_INDEX &&
+			   !n->lhs->sym->global->wrap) {
+			need(w, n->lhs->sym, LOCK_READ);
+			walk_all(w, &n->lhs->args);
+		} else {
+			written(w, n->lhs);
+		}
+		walk(w, n->rhs);
+		return;
+	case N_PREINC:
+	case N_POSTINC:
+	case N_DELETE:
+		written(w, n->lhs);
+		return;
+	case N_AT_OP:
+	case N_HIST:
+	case N_HIST_INDEX:
+		/* the extractors merge the CPUs' values into one shared slot */
+		written(w, n->lhs);
+		walk_all(w, &n->args);
+		walk(w, n->rhs);
+		return;
+	case N_FOREACH:
+		if (n->array && n->array->kind == N_HIST)
+			walk(w, n->array);
+		else
+			written(w, n->array);
+		for (int i = 0; i < n->keys.len; i++)
+			written(w, n->keys.data[i]);
+		written(w, n->value);
+		walk(w, n->limit);
+		walk(w, n->body);
+		return;
+	case N_CALL:
+		walk_all(w, &n->args);
+		/* what the function and its callees lock (lock_plan) */
+		if (n->func && n->func->lock_modes)
+			for (int i = 0; i < w->s->globals.len; i++)
+				if (w->modes[i] < n->func->lock_modes[i]) {
+					w->modes[i] = n->func->lock_modes[i];
+					w->changed = true;
+				}
+		return;
+	default:
+		break;
+	}
+	walk(w, n->lhs);
+	walk(w, n->rhs);
+	walk(w, n->cond);
+	walk(w, n->then);
+	walk(w, n->els);
+	walk(w, n->init);
+	walk(w, n->inc);
+	walk(w, n->body);
+	walk_all(w, &n->args);
+	for (int i = 0; i < n->comps.len; i++) {
+		TargetComp *tc = n->comps.data[i];
+		walk(w, tc->index);
+	}
+}
+
+/* Every used function's summary: what it and its callees lock, to a fixed point (calls
+ * may recurse). */
+void lock_plan(Session *s)
+{
+	int n = s->globals.len;
+	for (int i = 0; i < s->funcs.len; i++) {
+		Function *f = s->funcs.data[i];
+		f->lock_modes = xalloc(sizeof(LockMode) * (n + 1));
+	}
+	bool changed = true;
+	while (changed) {
+		changed = false;
+		for (int i = 0; i < s->funcs.len; i++) {
+			Function *f = s->funcs.data[i];
+			Walk w = {.s = s, .modes = f->lock_modes};
+			if (f->body && f->body->kind != N_EMBEDDED)
+				walk(&w, f->body);
+			changed |= w.changed;
+		}
+	}
+}
+
+/* What probe p locks, per global (s->globals order); lock_plan() ran before. */
+LockMode *probe_locks(Session *s, Probe *p)
+{
+	LockMode *modes = xalloc(sizeof(LockMode) * (s->globals.len + 1));
+	Walk w = {.s = s, .modes = modes};
+	ProbePoint *pp = p->points.data[0];
+	walk(&w, pp->cond);
+	walk(&w, p->body);
+	return modes;
+}

@@ -2,6 +2,8 @@
  *
  * Modules are cached by what decides their bytes: the source, the kernel build tree and
  * its release, and the compiler that tree uses. The same script again skips kbuild.
+ * A cached folder keeps the module, its C and build.log; -k keeps kbuild's other files
+ * too (it always builds, so that they are there) and says where the folder is.
  * A compiler error in generated code is a bug in hwtap, and says so.
  */
 #include "hwtap.h"
@@ -114,6 +116,26 @@ static int run_kbuild(Session *s, const char *dir)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* After a good build: all but the module, its C and the log go. */
+static void tidy_build_folder(const char *dir, const char *module_name)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	const char *keep[] = {xformat("%s.ko", module_name), xformat("%s.c", module_name),
+			      "build.log"};
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		bool kept = e->d_name[0] == '.' && (!e->d_name[1] ||
+						    (e->d_name[1] == '.' && !e->d_name[2]));
+		for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+			kept |= !strcmp(e->d_name, keep[i]);
+		if (!kept)
+			unlink(xformat("%s/%s", dir, e->d_name));
+	}
+	closedir(d);
+}
+
 static void show_log_tail(const char *dir)
 {
 	size_t len;
@@ -145,7 +167,7 @@ char *build_module(Session *s, const char *module_name, const char *source)
 	char *dir = xformat("%s/%016llx", cache_root(), (unsigned long long)h);
 	char *ko = xformat("%s/%s.ko", dir, module_name);
 	struct stat st;
-	if (!stat(ko, &st)) {
+	if (!s->keep_build && !stat(ko, &st)) {
 		if (s->verbose)
 			fprintf(stderr, "hwtap: pass 4: %s from the cache\n", ko);
 		return ko;
@@ -170,5 +192,9 @@ char *build_module(Session *s, const char *module_name, const char *source)
 		diag_errors++;
 		return NULL;
 	}
+	if (s->keep_build)
+		fprintf(stderr, "hwtap: keeping the build folder %s\n", dir);
+	else
+		tidy_build_folder(dir, module_name);
 	return ko;
 }

@@ -440,6 +440,7 @@ struct Session {
 	bool kconfig_loaded;
 
 	const char *module_name;          /* -m */
+	bool keep_build;                  /* -k: keep the whole build folder, say where */
 	int bufsize_mb;                   /* -s */
 	const char *output_file;          /* -o */
 	long target_pid;                  /* -x: what target() returns */

@@ -29,6 +29,7 @@ static const char usage_text[] =
 	"  -l PATTERN        list the probe points that match PATTERN, e.g. 'timer.*'\n"
 	"  -L PATTERN        the same, with each point's context variables\n"
 	"  -m NAME           name the module (default hwtap_HASH)\n"
+	"  -k                keep the whole build folder (kbuild's files) and say where\n"
 	"  -s MB             output buffer per CPU in MiB (default 256 KiB)\n"
 	"  -o FILE           write the script's output to FILE\n"
 	"  -x PID            the process target() returns\n"
@@ -150,7 +151,7 @@ int main(int argc, char **argv)
 	bool list_vars = false;
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:e:I:D:r:m:s:o:x:c:gvl:L:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:e:I:D:r:m:s:o:x:c:gkvl:L:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': check_module_name(optarg); s.module_name = optarg; break;
 		case 's': s.bufsize_mb = positive(optarg, "-s", 4096); break;
@@ -170,6 +171,7 @@ int main(int argc, char **argv)
 		case 'r': release = optarg; break;
 		case 'g': s.guru = true; break;
 		case 'v': s.verbose++; break;
+		case 'k': s.keep_build = true; break;
 		case 'l': list = optarg; list_vars = false; break;
 		case 'L': list = optarg; list_vars = true; break;
 		case 'h':

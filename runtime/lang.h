@@ -299,8 +299,8 @@ static inline const char *_hwtap_assign_str(char *dst, const char *src)
 }
 
 /* A global variable's lock, one per global (translator/translate_locks.c decides which
- * a handler takes and how): shared for readers and for `<<<' into a statistics scalar,
- * exclusive for writers. Handlers only ever try a lock (MAXTRYLOCK times), so a handler
+ * a handler takes and how): shared for readers and for `<<<' into statistics (but a
+ * wrapping array), exclusive for writers. Handlers only ever try a lock (MAXTRYLOCK times), so a handler
  * that interrupts a holder on its own CPU skips instead of deadlocking; for the same
  * reason no ordering is needed, though handlers take them in declaration order.
  * arch_rwlock_t (a queued rwlock on x86) keeps lockdep out of NMI context. */
@@ -310,30 +310,27 @@ typedef struct {
 
 #define HWTAP_LOCK_INIT { .lock = __ARCH_RW_LOCK_UNLOCKED }
 
+/* Whether the trylock expression `try' succeeded within MAXTRYLOCK tries, TRYLOCKDELAY
+ * microseconds apart. */
+#define _hwtap_retry(try)						\
+	({								\
+		int __tries = 0;					\
+		bool __ok;						\
+		while (!(__ok = (try)) && ++__tries < MAXTRYLOCK)	\
+			udelay(TRYLOCKDELAY);				\
+		__ok;							\
+	})
+
 static inline bool _hwtap_read_trylock(hwtap_lock_t *l)
 {
-	int i;
-
-	for (i = 0; i < MAXTRYLOCK; i++) {
-		/* pairs with the release in _hwtap_write_unlock() */
-		if (arch_read_trylock(&l->lock))
-			return true;
-		udelay(TRYLOCKDELAY);
-	}
-	return false;
+	/* pairs with the release in _hwtap_write_unlock() */
+	return _hwtap_retry(arch_read_trylock(&l->lock));
 }
 
 static inline bool _hwtap_write_trylock(hwtap_lock_t *l)
 {
-	int i;
-
-	for (i = 0; i < MAXTRYLOCK; i++) {
-		/* pairs with the releases in _hwtap_read_unlock() and _hwtap_write_unlock() */
-		if (arch_write_trylock(&l->lock))
-			return true;
-		udelay(TRYLOCKDELAY);
-	}
-	return false;
+	/* pairs with the releases in _hwtap_read_unlock() and _hwtap_write_unlock() */
+	return _hwtap_retry(arch_write_trylock(&l->lock));
 }
 
 static inline void _hwtap_read_unlock(hwtap_lock_t *l)

@@ -310,16 +310,13 @@ static struct hwtap_map_node *_hwtap_map_insert_shared(struct hwtap_context_base
 {
 	struct hwtap_map_node *n = _hwtap_map_find_shared(m, k);
 	u32 h;
-	int i, tries;
+	int i;
 
 	if (likely(n))
 		return n;
-	for (tries = 0; !arch_spin_trylock(&m->insert_lock); tries++) {
-		if (tries == MAXTRYLOCK) {
-			_hwtap_skip_counted();
-			return NULL;
-		}
-		udelay(TRYLOCKDELAY);
+	if (!_hwtap_retry(arch_spin_trylock(&m->insert_lock))) {
+		_hwtap_skip_counted();
+		return NULL;
 	}
 	/* another CPU may have inserted it meanwhile */
 	n = _hwtap_map_find_shared(m, k);

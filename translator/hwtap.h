@@ -248,6 +248,7 @@ struct Probe {
 	const ProbeFamily *family;
 	const PointShape *shape;         /* which of the family's spellings it is */
 	Probe *origin;                   /* the user's probe this one derives from */
+	ProbePoint *user_point;          /* and the point of it, as the script wrote it */
 	bool body_taken;                 /* a derived probe owns body: others copy it */
 };
 

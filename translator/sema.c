@@ -1210,6 +1210,7 @@ static void add_derived(Ctx *c, Expansion *e, ProbePoint *pp, const ProbeFamily 
 	d->tok = e->user->tok;
 	d->script = e->user->script;
 	d->origin = e->user;
+	d->user_point = e->user_point;
 	d->family = f;
 	d->shape = sh;
 	ProbePoint *point = xalloc(sizeof(*point));

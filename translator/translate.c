@@ -864,13 +864,20 @@ static bool is_perf(Probe *p)
 static bool translatable(Probe *p)
 {
 	const char *f = family_of(p);
+	ProbePoint *pp = p->points.data[0];
 	PerfEvent ev;
+	const char *why = is_perf(p) ? perf_point_event(pp, &ev) : NULL;
 	if (!strcmp(f, "begin") || !strcmp(f, "end") || !strcmp(f, "error") ||
-	    !strcmp(f, "never") || is_timer(p) ||
-	    (is_perf(p) && !perf_point_event(p->points.data[0], &ev)))
+	    !strcmp(f, "never") || is_timer(p) || (is_perf(p) && !why))
 		return true;
-	error_at(((ProbePoint *)p->points.data[0])->tok, "pass 3 cannot translate probe "
-		 "point '%s' yet", probe_point_string(p->points.data[0]));
+	/* at the point as the script wrote it, not in the tapset alias it went through */
+	Token *at = p->user_point->tok;
+	if (why)
+		error_at(at, "pass 3 cannot translate %s yet (probe point '%s')", why,
+			 probe_point_string(pp));
+	else
+		error_at(at, "pass 3 cannot translate probe point '%s' yet",
+			 probe_point_string(pp));
 	return false;
 }
 
@@ -885,15 +892,6 @@ static void perf_handler(Gen *g, int index)
 	tr_line(g, "%s", "");
 }
 
-/* The point as the script wrote it: the end of the derivation "a <- b <- user". */
-static const char *user_point(Probe *p)
-{
-	const char *d = p->derivation, *last = d;
-	for (const char *q = d; (q = strstr(q, " <- ")); q += 4)
-		last = q + 4;
-	return last;
-}
-
 /* The runtime's table of the perf probes (runtime/perf.c); how many there are. */
 static int perf_table(Gen *g, Session *s)
 {
@@ -905,8 +903,9 @@ static int perf_table(Gen *g, Session *s)
 			continue;
 		if (!n++)
 			tr_line(g, "static struct hwtap_perf hwtap_perfs[] = {");
-		const char *up = user_point(p);
-		char *at = xformat("%s:%d:%d", p->tok->file->name, p->tok->line, p->tok->col);
+		const char *up = probe_point_string(p->user_point);
+		Token *t = p->user_point->tok;
+		char *at = xformat("%s:%d:%d", t->file->name, t->line, t->col);
 		tr_line(g, "	{");
 		tr_line(g, "		.point = %s,", tr_c_string(up, strlen(up)));
 		tr_line(g, "		.where = %s,", tr_c_string(at, strlen(at)));

@@ -2,13 +2,12 @@
 # bench/maps.sh - array and statistics operations in a timer probe (bench/maps.stp), hwtap
 # against SystemTap 4.8 in the same guest boot: ns per operation, the median of 5 runs of
 # each, taken in turns. TCG emulation makes absolute numbers slow and noisy; compare the
-# two columns. stap needs a runtime copy that builds for this kernel (kernel-facts.md:
-# pass it as STAP_RUNTIME=DIR); without one only hwtap runs.
+# two columns. stap builds through bench/stap-guest.sh; without stap only hwtap runs.
 #   bench/maps.sh [HWTAP]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 hwtap=${1:-translator/hwtap}
-release=$(ls /lib/modules 2>/dev/null | sort -V | tail -1)
+. bench/stap-guest.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 runs=5
@@ -16,19 +15,10 @@ runs=5
 cp "$("$hwtap" -p4 -m hwtap_bench_maps -D MAXACTION=1000000 bench/maps.stp)" "$tmp/h.ko"
 files=(--vm-file "$tmp/h.ko:/root/h.ko" --vm-file loader/hwtap-run:/root/hwtap-run)
 stap_run=""
-if command -v stap > /dev/null && [ -n "${STAP_RUNTIME:-}" ] && [ -n "$release" ]; then
-	(cd "$tmp" && SYSTEMTAP_DIR="$tmp/st" stap -R "$STAP_RUNTIME" -r "$release" -p4 \
-		-m stap_bench_maps -D MAXACTION=1000000 -D STP_NO_OVERLOAD \
-		"$OLDPWD/bench/maps.stp" > /dev/null 2>&1)
-	files+=(--vm-file "$tmp/stap_bench_maps.ko:/root/stap_bench_maps.ko"
-		--vm-file /usr/bin/staprun:/usr/bin/staprun
-		--vm-file /usr/lib/systemtap/stapio:/usr/lib/systemtap/stapio)
-	for l in $(ldd /usr/bin/staprun | grep -o '/lib[^ ]*'); do
-		files+=(--vm-file "$(readlink -f "$l"):$l")
-	done
+if stap_build "$tmp" stap_bench_maps "$PWD/bench/maps.stp" -D MAXACTION=1000000 \
+	      -D STP_NO_OVERLOAD; then
+	files+=("${stap_files[@]}")
 	stap_run='/usr/bin/staprun /root/stap_bench_maps.ko > /root/stap.$i'
-else
-	echo "(stap: set STAP_RUNTIME to a runtime copy that builds for $release)"
 fi
 translator/hwtap-guest "${files[@]}" --timeout 600 -- "cd /root
 for i in \$(seq $runs); do /root/hwtap-run /root/h.ko > /root/h.\$i; ${stap_run:-true}; done

@@ -6,13 +6,12 @@
 # the median of each round's increase over its bare run. TCG emulation makes the absolute
 # numbers slow and noisy; the ratio is what to read.
 #   bench/profile.sh [HWTAP]        (RUNS=15 rounds by default)
-# stap needs a copy of its runtime that builds for this kernel (kernel-facts.md); the
-# script makes one in its scratch folder. Without stap only hwtap runs.
+# stap builds through bench/stap-guest.sh; without stap only hwtap runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 hwtap=${1:-translator/hwtap}
 runs=${RUNS:-15}
-release=$(ls /lib/modules 2>/dev/null | sort -V | tail -1)
+. bench/stap-guest.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -21,30 +20,9 @@ cp "$("$hwtap" -p4 -m hwtap_bench_profile -D STP_NO_OVERLOAD bench/profile.stp)"
 files=(--vm-file "$tmp/h.ko:/root/h.ko" --vm-file loader/hwtap-run:/root/hwtap-run
        --vm-file "$tmp/faults:/root/faults")
 stap_run=true
-if command -v stap > /dev/null && [ -n "$release" ]; then
-	# SystemTap 4.8's runtime calls task_work_cancel(task, func), which 6.1.1xx kernels
-	# renamed task_work_cancel_func: a patched copy builds
-	cp -r /usr/share/systemtap/runtime "$tmp/runtime"
-	if grep -qs task_work_cancel_func "/lib/modules/$release/build/include/linux/task_work.h" \
-	   "/usr/src/linux-headers-${release%-amd64}-common/include/linux/task_work.h"; then
-		sed -i 's/\btask_work_cancel\b/task_work_cancel_func/g' "$tmp/runtime/stp_task_work.c"
-	fi
-	if (cd "$tmp" && SYSTEMTAP_DIR="$tmp/st" stap -R "$tmp/runtime" -r "$release" -p4 \
-		-m stap_bench_profile -D STP_NO_OVERLOAD "$OLDPWD/bench/profile.stp" \
-		> /dev/null 2> "$tmp/stap.log"); then
-		files+=(--vm-file "$tmp/stap_bench_profile.ko:/root/stap_bench_profile.ko"
-			--vm-file /usr/bin/staprun:/usr/bin/staprun
-			--vm-file /usr/lib/systemtap/stapio:/usr/lib/systemtap/stapio)
-		for l in $(ldd /usr/bin/staprun /usr/lib/systemtap/stapio |
-			   awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\/lib/ { print $1 }' |
-			   sort -u); do
-			files+=(--vm-file "$(readlink -f "$l"):$l")
-		done
-		stap_run='echo "stap $(/usr/bin/staprun -c "/root/faults 8 8" /root/stap_bench_profile.ko | tr "\n" " ")"'
-	else
-		echo "(stap could not build for $release: see below; only hwtap runs)"
-		tail -5 "$tmp/stap.log"
-	fi
+if stap_build "$tmp" stap_bench_profile "$PWD/bench/profile.stp" -D STP_NO_OVERLOAD; then
+	files+=("${stap_files[@]}")
+	stap_run='echo "stap $(/usr/bin/staprun -c "/root/faults 8 8" /root/stap_bench_profile.ko | tr "\n" " ")"'
 fi
 translator/hwtap-guest "${files[@]}" --timeout 900 -- "cd /root; mkdir -p /tmp; exec 2>&1
 for i in \$(seq $runs); do

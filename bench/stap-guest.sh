@@ -1,0 +1,43 @@
+# bench/stap-guest.sh - sourced by the benches that run SystemTap 4.8 beside hwtap in the
+# guest. After `stap_build TMP NAME SCRIPT [STAP OPTIONS...]' succeeds, TMP/NAME.ko is
+# built and the array stap_files holds the --vm-file arguments that put it, staprun,
+# stapio and their libraries into the guest (as /root/NAME.ko and their own paths). It
+# fails, saying why, when stap is missing or cannot build for the newest kernel.
+#
+# SystemTap 4.8's runtime calls task_work_cancel(task, func), which 6.1.1xx kernels
+# renamed task_work_cancel_func: the build uses a copy patched for that (kernel-facts.md),
+# or STAP_RUNTIME when set.
+
+stap_build() {
+	local tmp=$1 name=$2 script=$3 release runtime l
+	shift 3
+	release=$(ls /lib/modules 2>/dev/null | sort -V | tail -1)
+	if ! command -v stap > /dev/null || [ -z "$release" ]; then
+		echo "(no stap or no kernel build tree: only hwtap runs)"
+		return 1
+	fi
+	runtime=${STAP_RUNTIME:-}
+	if [ -z "$runtime" ]; then
+		runtime=$tmp/stap-runtime
+		[ -d "$runtime" ] || cp -r /usr/share/systemtap/runtime "$runtime"
+		if grep -qs task_work_cancel_func \
+		   "/usr/src/linux-headers-${release%-amd64}-common/include/linux/task_work.h"; then
+			sed -i 's/\btask_work_cancel\b/task_work_cancel_func/g' \
+				"$runtime/stp_task_work.c"
+		fi
+	fi
+	if ! (cd "$tmp" && SYSTEMTAP_DIR="$tmp/st" stap -R "$runtime" -r "$release" -p4 \
+		-m "$name" "$@" "$script" > /dev/null 2> "$tmp/$name.log"); then
+		echo "(stap could not build for $release; only hwtap runs:)"
+		tail -5 "$tmp/$name.log"
+		return 1
+	fi
+	stap_files=(--vm-file "$tmp/$name.ko:/root/$name.ko"
+		    --vm-file /usr/bin/staprun:/usr/bin/staprun
+		    --vm-file /usr/lib/systemtap/stapio:/usr/lib/systemtap/stapio)
+	for l in $(ldd /usr/bin/staprun /usr/lib/systemtap/stapio |
+		   awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\/lib/ { print $1 }' |
+		   sort -u); do
+		stap_files+=(--vm-file "$(readlink -f "$l"):$l")
+	done
+}

@@ -31,6 +31,11 @@
 #ifndef MAXACTION
 #define MAXACTION 1000
 #endif
+/* begin, end and error probes run in process context, where SystemTap allows ten times as
+ * much (its name and default) */
+#ifndef MAXACTION_INTERRUPTIBLE
+#define MAXACTION_INTERRUPTIBLE (MAXACTION * 10)
+#endif
 #ifndef MAXNESTING
 #define MAXNESTING 10
 #endif
@@ -132,7 +137,7 @@ _hwtap_enter(struct hwtap_context_base *b, const char *pp, struct pt_regs *regs,
 	b->last_stmt = NULL;
 	b->last_error = NULL;
 	b->plain_error = false;
-	b->actions_left = MAXACTION;
+	b->actions_left = kind == HWTAP_PROBE_EVENT ? MAXACTION : MAXACTION_INTERRUPTIBLE;
 	b->nesting = -1;
 	b->regs = regs;
 	b->user_mode_p = regs ? user_mode(regs) : 0;

@@ -1173,6 +1173,7 @@ static void walk_stmt(Ctx *c, Node *n)
 			if (!sym)
 				sym = resolve_var(c, &v);
 			sym->assigned = true;
+			n->sym = sym;
 			decide(c, &sym->type, TY_STRING, n->tok, &sym->typed_at);
 			if (c->report && sym->type != TY_STRING)
 				error_at(n->tok, "the catch variable '%s' holds the error message, a "

@@ -9,8 +9,9 @@
  * nesting level), functions, probe handlers, timers, and the three session hooks.
  *
  * Every expression becomes one C expression (GNU statement expressions where it needs
- * statements); a runtime error records its message and jumps to the handler's or
- * function's `out' label. Strings are MAXSTRINGLEN buffers; an expression that makes a new
+ * statements); a runtime error records its message and jumps to `fail': the handler's or
+ * function's end, or, inside a try block, a GNU local label (__label__) at its catch.
+ * MAXACTION, next and return go to `out', which no try block redefines. Strings are MAXSTRINGLEN buffers; an expression that makes a new
  * string writes it into a temporary of the current frame.
  */
 #include "translate.h"
@@ -100,7 +101,7 @@ char *tr_binary_op(const char *op, const char *a, const char *b)
 	if (!strcmp(op, "/") || !strcmp(op, "%")) {
 		/* x / 0 is an error; INT64_MIN / -1 would trap */
 		return xformat("({ int64_t __l = (%s), __r = (%s); if (unlikely(__r == 0)) { "
-			       "_hwtap_error(&c->base, \"division by zero\"); goto out; } __r == -1 ? "
+			       "_hwtap_error(&c->base, \"division by 0\"); goto fail; } __r == -1 ? "
 			       "%s : __l %s __r; })", a, b, op[0] == '/' ? "(int64_t)(0 - "
 			       "(uint64_t)__l)" : "0", op);
 	}
@@ -180,9 +181,9 @@ static void call(Gen *g, StrBuf *sb, Node *n)
 		}
 	}
 	sb_printf(sb, "({ %sstruct function_%s_frame *__f; if (unlikely(c->base.nesting + 1 >= "
-		  "MAXNESTING)) { _hwtap_error(&c->base, \"MAXNESTING exceeded\"); goto out; } "
+		  "MAXNESTING)) { _hwtap_error(&c->base, \"MAXNESTING exceeded\"); goto fail; } "
 		  "__f = &c->frames[c->base.nesting + 1].f_%s; %sc->base.nesting++; "
-		  "function_%s(c); c->base.nesting--; if (unlikely(c->base.last_error)) goto out; ",
+		  "function_%s(c); c->base.nesting--; if (unlikely(c->base.last_error)) goto fail; ",
 		  pre.buf ? pre.buf : "", fn, fn, copy.buf ? copy.buf : "", fn);
 	if (!f->has_value)
 		sb_puts(sb, "0; })");
@@ -508,6 +509,37 @@ static void block(Gen *g, Node *n)
 	tr_line(g, "}");
 }
 
+/*
+ * try { body } catch (msg) { handler }: the body's `goto fail' reaches the label local to
+ * its block. There an exhausted MAXACTION budget goes on to out (SystemTap does not catch
+ * it either: the handler would fail again at its next statement); any other error is
+ * taken: the foreach statements of the body are released, msg gets the message, the
+ * error is cleared and the handler runs, where `fail' is the enclosing one again.
+ */
+static void try_catch(Gen *g, Node *n)
+{
+	int id = g->ntries++;
+	int ends = g->frame_ends.len;
+	tr_line(g, "{");
+	g->indent++;
+	tr_line(g, "__label__ fail;");
+	tr_stmt(g, n->body);
+	tr_line(g, "goto try%d_done;", id);
+	tr_line(g, "fail: __attribute__((unused));");
+	tr_line(g, "if (c->base.actions_left < 0)");
+	tr_line(g, "\tgoto out;");
+	for (int i = ends; i < g->frame_ends.len; i++)
+		tr_line(g, "%s", (char *)g->frame_ends.data[i]);
+	g->indent--;
+	tr_line(g, "}");
+	if (n->sym)
+		tr_line(g, "_hwtap_assign_str(%s, c->base.last_error);", tr_var_ref(n->sym));
+	tr_line(g, "c->base.last_error = NULL;");
+	tr_line(g, "c->base.plain_error = false;");
+	tr_stmt(g, n->then);
+	tr_line(g, "try%d_done: ;", id);
+}
+
 void tr_stmt(Gen *g, Node *n)
 {
 	StrBuf a = {0};
@@ -610,7 +642,7 @@ void tr_stmt(Gen *g, Node *n)
 			arr_foreach(g, n);
 		return;
 	case N_TRY:
-		tr_unsupported(n, "try/catch");
+		try_catch(g, n);
 		return;
 	default:
 		tr_unsupported(n, "this statement");
@@ -688,6 +720,7 @@ static void frame_body(Gen *g, Node *cond, Node *body)
 /* The out label of a frame: what its foreach statements leave to release. */
 static void out_label(Gen *g)
 {
+	tr_line(g, "fail: __attribute__((unused));");
 	tr_line(g, "out: __attribute__((unused));");
 	for (int i = 0; i < g->frame_ends.len; i++)
 		tr_line(g, "\t%s", (char *)g->frame_ends.data[i]);

@@ -4,7 +4,7 @@
  * An element access computes its keys, left to right, into `union hwtap_key __k[N]'
  * (a string key points at the string; it is copied first only when something evaluated
  * after it could change it), then calls the runtime. A write that would add an element
- * to a full array records the error and leaves by `goto out'. Writes that read the old
+ * to a full array records the error and leaves by `goto fail' (translate.c). Writes that read the old
  * value (+=, ++, .=) compute the new one before adding the element, so an error in
  * between (a division by zero) leaves the array as it was, as in SystemTap.
  */
@@ -94,7 +94,7 @@ void arr_read(Gen *g, StrBuf *sb, Node *n)
 static const char *add_if_missing(const char *map)
 {
 	return xformat("if (!__n) { __n = _hwtap_map_insert_new(&c->base, %s, __k); "
-		       "if (unlikely(!__n)) goto out; } ", map);
+		       "if (unlikely(!__n)) goto fail; } ", map);
 }
 
 /* a[k] = v */
@@ -103,7 +103,7 @@ static void set(Gen *g, StrBuf *sb, Node *n, const char *pre, const char *v)
 	Symbol *sym = n->lhs->sym;
 	char *m = arr_map(sym);
 	const char *insert = xformat("struct hwtap_map_node *__n = _hwtap_map_insert(&c->base, "
-				     "%s, __k); if (unlikely(!__n)) goto out; ", m);
+				     "%s, __k); if (unlikely(!__n)) goto fail; ", m);
 	if (sym->type != TY_STRING) {
 		sb_printf(sb, "({ %sint64_t __v = (%s); %s*_hwtap_node_long(%s, __n) = __v; __v; })",
 			  pre, v, insert, m);
@@ -295,7 +295,7 @@ static void foreach_sorted(Gen *g, Node *n)
 	g->indent++;
 	loop_limit(g, n, id);
 	tr_line(g, "if (unlikely(!_hwtap_foreach_start(&c->base, &%s)))", site);
-	tr_line(g, "\tgoto out;");
+	tr_line(g, "\tgoto fail;");
 	tr_line(g, "for (u32 %s = 0; %s < %s.n; %s++) {", i, i, site, i);
 	g->indent++;
 	tr_line(g, "struct hwtap_map_node *%s = %s.items[%s].node;", nd, site, i);

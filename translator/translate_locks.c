@@ -113,6 +113,11 @@ static void walk(Walk *w, Node *n)
 		walk(w, n->limit);
 		walk(w, n->body);
 		return;
+	case N_TRY:
+		need(w, n->sym, LOCK_WRITE);    /* the catch variable */
+		walk(w, n->body);
+		walk(w, n->then);
+		return;
 	case N_CALL:
 		walk_all(w, &n->args);
 		/* what the function and its callees lock (lock_plan) */

@@ -86,7 +86,7 @@ void stat_add(Gen *g, StrBuf *sb, Node *n)
 	/* a wrapping array may drop a node: that needs the exclusive lock (translate_locks.c) */
 	bool shared = !x->sym->global->wrap;
 	sb_printf(sb, "({ %sint64_t __v = (%s); struct hwtap_map_node *__n = _hwtap_map_insert%s("
-		  "&c->base, %s, __k); if (unlikely(!__n)) goto out; _hwtap_stat_add(&gs_%s, "
+		  "&c->base, %s, __k); if (unlikely(!__n)) goto fail; _hwtap_stat_add(&gs_%s, "
 		  "__n->index, __v); __v; })", pre.buf, v.buf, shared ? "_shared" : "",
 		  arr_map(x->sym), x->sym->name);
 }
@@ -113,7 +113,7 @@ void stat_op(Gen *g, StrBuf *sb, Node *n)
 	bool can_fail = strcmp(n->op, "@count") && strcmp(n->op, "@sum");
 	sb_printf(sb, "({ %sint64_t __x = _hwtap_stat_op(&c->base, %s, %s, %s); %s__x; })",
 		  pre.buf, st, slot, op_code(n->op),
-		  can_fail ? "if (unlikely(c->base.last_error)) goto out; " : "");
+		  can_fail ? "if (unlikely(c->base.last_error)) goto fail; " : "");
 }
 
 /* delete s */
@@ -129,7 +129,7 @@ void stat_hist_print(Gen *g, StrBuf *sb, Node *hist, bool to_string)
 	StrBuf pre = {0};
 	char *st, *slot;
 	stat_ref(g, &pre, hist->lhs, &st, &slot);
-	const char *check = "if (unlikely(c->base.last_error)) goto out; ";
+	const char *check = "if (unlikely(c->base.last_error)) goto fail; ";
 	if (!to_string) {
 		sb_printf(sb, "({ %s_hwtap_hist_print(&c->base, NULL, %s, %s); %s0; })", pre.buf,
 			  st, slot, check);
@@ -162,14 +162,14 @@ void stat_hist_index(Gen *g, StrBuf *sb, Node *n)
 	struct HistLoop *loop = enclosing_loop(g, n);
 	if (loop) {
 		sb_printf(sb, "({ int64_t __b = (%s); if (unlikely(__b < 0 || __b >= %d)) { "
-			  "_hwtap_error(&c->base, \"histogram index out of range\"); goto out; } "
+			  "_hwtap_error(&c->base, \"histogram index out of range\"); goto fail; } "
 			  "%s.hist[__b]; })", b.buf, loop->buckets, loop->site);
 		return;
 	}
 	char *st, *slot;
 	stat_ref(g, &pre, n->lhs->lhs, &st, &slot);
 	sb_printf(sb, "({ %sint64_t __b = (%s); int64_t __x = _hwtap_hist_bucket(&c->base, %s, "
-		  "%s, __b); if (unlikely(c->base.last_error)) goto out; __x; })", pre.buf, b.buf,
+		  "%s, __b); if (unlikely(c->base.last_error)) goto fail; __x; })", pre.buf, b.buf,
 		  st, slot);
 }
 
@@ -197,7 +197,7 @@ static void hist_loop_start(Gen *g, Node *n, struct HistLoop *h)
 	stat_ref(g, &pre, n->array->lhs, &st, &slot);
 	tr_line(g, "%sif (unlikely(!_hwtap_hist_foreach_start(&c->base, &%s, %s, %s)))", pre.buf,
 		h->site, st, slot);
-	tr_line(g, "\tgoto out;");
+	tr_line(g, "\tgoto fail;");
 }
 
 /* foreach (b in @hist_log(s) limit N): every bucket, empty or not, from 0 up */

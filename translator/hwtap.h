@@ -378,7 +378,8 @@ struct Symbol {
 	Token *decl;
 	Token *typed_at;                 /* where its type was first decided */
 	bool assigned;
-	bool read;
+	bool read;                       /* its value is used (not just updated: x++, x += 1) */
+	int first_use;                   /* globals: when pass 2 first met it, from 1 */
 	/* statistics, from check.c: one histogram kind and one @variance bit shift each */
 	Node *hist;                      /* the first @hist_log/@hist_linear of it, or NULL */
 	int bit_shift;
@@ -395,6 +396,8 @@ typedef struct Builtin {
 } Builtin;
 
 int elaborate(Session *s);                /* 0, or the number of errors */
+/* display.c: the end probe printing the globals syms (written, never read), or NULL */
+char *display_source(VEC(Symbol *) *syms);
 const Builtin *find_builtin(const char *name);
 bool is_print_builtin(const char *name);  /* print, printf, sprintf ... */
 void print_elaborated(FILE *out, Session *s);

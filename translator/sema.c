@@ -27,6 +27,7 @@ typedef struct {
 	VEC(char *) counters;       /* names of perf .counter("NAME") events */
 	int loop_depth;
 	int changes;                /* types decided in this round */
+	int uses;                   /* globals met so far (Symbol.first_use) */
 	bool report;                /* the last round: report mismatches */
 	bool lvalue;                /* the N_VAR/N_INDEX being walked is assigned */
 	bool in_defined;            /* inside @defined(): a missing $var is not an error */
@@ -130,6 +131,8 @@ static Symbol *find_global(Ctx *c, const char *name)
 		if (!strcmp(sym->name, name) && visible(g->script, g->is_private, c->file)) {
 			if (!sym->read && !sym->assigned && g->script->is_tapset)
 				g->script->used = true;
+			if (!sym->first_use)
+				sym->first_use = ++c->uses;
 			return sym;
 		}
 	}
@@ -779,8 +782,6 @@ static Type walk_assign(Ctx *c, Node *n, Type want)
 	}
 	t = !strcmp(op, ".=") ? TY_STRING : TY_LONG;
 	walk_lvalue(c, n->lhs, t);
-	if (n->lhs->sym)
-		n->lhs->sym->read = true;
 	walk(c, n->rhs, t);
 	if (c->report && t == TY_LONG && (!strcmp(op, "/=") || !strcmp(op, "%=")) &&
 	    n->rhs->kind == N_NUM && n->rhs->num == 0)
@@ -945,8 +946,6 @@ static Type walk(Ctx *c, Node *n, Type want)
 		if (!is_lvalue(n->lhs) && c->report)
 			error_at(n->lhs->tok, "'%s' needs a variable or an array element", n->op);
 		walk_lvalue(c, n->lhs, TY_LONG);
-		if (n->lhs->sym)
-			n->lhs->sym->read = true;
 		t = TY_LONG;
 		break;
 	case N_CONCAT:
@@ -1483,6 +1482,42 @@ static void check_resolved(Ctx *c, Vec *locals, const char *where)
 	}
 }
 
+static int by_first_use(const void *a, const void *b)
+{
+	const Symbol *x = *(Symbol *const *)a, *y = *(Symbol *const *)b;
+	return x->first_use - y->first_use;
+}
+
+/* SystemTap's end probe that prints the script's globals written but never read
+ * (display.c), elaborated after the rest: every type is known by then. */
+static void add_display(Ctx *c)
+{
+	Vec syms = {0};
+	for (int i = 0; i < c->globals.len; i++) {
+		Symbol *sym = c->globals.data[i];
+		if (sym->assigned && !sym->read && sym->global->script == c->s->user)
+			vec_push(&syms, sym);
+	}
+	if (syms.len > 1)
+		qsort(syms.data, syms.len, sizeof(void *), by_first_use);
+	char *text = display_source(&syms);
+	if (!text)
+		return;
+	Script *sc = parse_script(new_srcfile("<end: globals never read>", text, strlen(text)),
+				  c->s);
+	int from = c->s->probes.len;
+	for (int i = 0; sc && i < sc->probes.len; i++) {
+		Probe *p = sc->probes.data[i];
+		p->script = c->s->user;         /* it sees the script's private globals */
+		derive_probes(c, p);
+	}
+	for (int i = from; i < c->s->probes.len; i++) {
+		Probe *p = c->s->probes.data[i];
+		walk_probe(c, p);
+		check_resolved(c, &p->locals, "the end probe printing globals");
+	}
+}
+
 int elaborate(Session *s)
 {
 	Ctx c = {.s = s};
@@ -1522,6 +1557,9 @@ int elaborate(Session *s)
 		if (f->has_value && f->rtype == TY_UNKNOWN)
 			error_at(f->tok, "the return type of '%s' cannot be inferred", f->name);
 	}
+	add_display(&c);
+	if (diag_errors > errors)
+		return diag_errors;
 	for (int i = 0; i < c.globals.len; i++) {
 		Symbol *sym = c.globals.data[i];
 		if (!sym->read && !sym->assigned) {

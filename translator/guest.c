@@ -276,6 +276,26 @@ static char *work_path(Guest *g, const char *name)
 
 /* ---- preparing ------------------------------------------------------------------------ */
 
+/* HWTAP_QEMU_EXTRA's words, split at blanks (no quoting), for the end of QEMU's command
+ * line: for benches and experiments. "-icount shift=4,align=off,sleep=off" makes the
+ * guest's clocks count executed instructions (16 ns each), so times measured in the guest
+ * no longer depend on the host's load (bench/profile.sh). QEMU 7.2 then runs the vCPUs
+ * round-robin in one thread and hangs bringing up a second one: icount needs 1 CPU. */
+static int qemu_extra_options(Guest *g)
+{
+	const char *e = getenv("HWTAP_QEMU_EXTRA");
+	while (e && *(e += strspn(e, " \t\n"))) {
+		size_t n = strcspn(e, " \t\n");
+		strlist_push(&g->qemu_extra, guest_xformat("%.*s", (int)n, e));
+		e += n;
+	}
+	if (g->cpus > 1 && (strlist_has(&g->qemu_extra, "-icount") ||
+			    strlist_has(&g->qemu_extra, "--icount")))
+		return guest_error(g, -EINVAL, "HWTAP_QEMU_EXTRA has -icount, which needs 1 "
+				   "guest CPU (QEMU's icount mode hangs bringing up a second)");
+	return 0;
+}
+
 static int check_options(Guest *g)
 {
 	const GuestOptions *o = g->o;
@@ -292,7 +312,7 @@ static int check_options(Guest *g)
 	g->cpus = o->cpus ? o->cpus : 2;
 	g->mem_mb = o->mem_mb ? o->mem_mb : 512;
 	g->timeout_s = o->timeout_s ? o->timeout_s : 120;
-	return 0;
+	return qemu_extra_options(g);
 }
 
 static int find_release(Guest *g)
@@ -415,6 +435,8 @@ static void qemu_argv(Guest *g, StrList *a)
 				  "-device", "virtserialport,chardev=err,name=hwtap.err", NULL };
 	for (const char **p = devices; *p; p++)
 		strlist_push(a, guest_xstrdup(*p));
+	for (int i = 0; i < g->qemu_extra.n; i++)
+		strlist_push(a, guest_xstrdup(g->qemu_extra.v[i]));
 }
 
 /* One of the script's output streams, read from the file QEMU appends to. */
@@ -774,6 +796,7 @@ static void guest_free(Guest *g)
 	guest_free_modules(g);
 	strlist_free(&g->channel_modules);
 	strlist_free(&g->user_modules);
+	strlist_free(&g->qemu_extra);
 }
 
 int guest_run(const GuestOptions *o, FILE *out, FILE *err, GuestResult *r)

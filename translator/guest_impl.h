@@ -49,6 +49,7 @@ typedef struct Guest {
 	ModTable *mods;                 /* modules.dep, read on first use */
 	StrList channel_modules;        /* load order for virtio-serial, paths under moddir */
 	StrList user_modules;           /* load order for o->modprobe */
+	StrList qemu_extra;             /* HWTAP_QEMU_EXTRA's words, for QEMU's command line */
 	char nonce[GUEST_NONCE_LEN + 1];
 } Guest;
 

@@ -3,7 +3,8 @@
  * Modules are cached by what decides their bytes: the source, the kernel build tree and
  * its release, and the compiler that tree uses. The same script again skips kbuild.
  * A cached folder keeps the module, its C and build.log; -k keeps kbuild's other files
- * too (it always builds, so that they are there) and says where the folder is.
+ * too (it always builds, so that they are there) and says where the folder is. The
+ * cache's size is kept in bounds by cache.c.
  * A compiler error in generated code is a bug in hwtap, and says so.
  */
 #include "hwtap.h"
@@ -76,15 +77,6 @@ static int mkdirs(const char *path)
 		*q = '/';
 	}
 	return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
-}
-
-static const char *cache_root(void)
-{
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	if (xdg && *xdg)
-		return xformat("%s/hwtap/modules", xdg);
-	const char *home = getenv("HOME");
-	return xformat("%s/.cache/hwtap/modules", home && *home ? home : "/tmp");
 }
 
 static bool write_file(const char *path, const char *text)
@@ -170,6 +162,7 @@ char *build_module(Session *s, const char *module_name, const char *source)
 	if (!s->keep_build && !stat(ko, &st)) {
 		if (s->verbose)
 			fprintf(stderr, "hwtap: pass 4: %s from the cache\n", ko);
+		cache_touch(dir);
 		return ko;
 	}
 	if (mkdirs(dir)) {
@@ -196,5 +189,6 @@ char *build_module(Session *s, const char *module_name, const char *source)
 		fprintf(stderr, "hwtap: keeping the build folder %s\n", dir);
 	else
 		tidy_build_folder(dir, module_name);
+	cache_prune(dir, s->verbose);
 	return ko;
 }

@@ -416,6 +416,12 @@ int translate(Session *s, const char *module_name, StrBuf *out);   /* 0 or error
  * why. */
 char *build_module(Session *s, const char *module_name, const char *source);
 
+/* ---- cache.c: the module cache's folder, use times and size bound --------------------- */
+
+const char *cache_root(void);
+void cache_touch(const char *dir);                  /* a hit: the folder is in use */
+void cache_prune(const char *keep, bool verbose);   /* after adding the folder keep */
+
 /* ---- run.c: pass 5 ------------------------------------------------------------------ */
 
 int run_module(Session *s, const char *ko_path, const char *module_name);  /* exit status */

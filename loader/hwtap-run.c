@@ -274,14 +274,21 @@ static void on_stop_signal(int sig)
 	caught_signal = sig;
 }
 
-/* The stop signals stay blocked except while waiting for output (ppoll), so that one
- * arriving at any moment is seen before the next wait. */
+static void on_child(int sig)
+{
+	(void)sig;      /* only to end ppoll(): watch_command() looks at the children */
+}
+
+/* The stop signals and SIGCHLD stay blocked except while waiting for output (ppoll), so
+ * that one arriving at any moment is seen before the next wait: a stop, or the starter or
+ * the -c command ending, ends the wait without any periodic wakeup. */
 static void setup_signals(Run *r)
 {
 	sigset_t block;
 	sigemptyset(&block);
 	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
 		sigaddset(&block, stop_signals[i]);
+	sigaddset(&block, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &block, &r->wait_mask);
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	sigemptyset(&sa.sa_mask);
@@ -289,6 +296,9 @@ static void setup_signals(Run *r)
 		sigdelset(&r->wait_mask, stop_signals[i]);
 		sigaction(stop_signals[i], &sa, NULL);
 	}
+	sa.sa_handler = on_child;
+	sigdelset(&r->wait_mask, SIGCHLD);
+	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -600,9 +610,8 @@ static int relay(Run *r)
 			return 0;
 		if (errno == EAGAIN) {
 			struct pollfd p = { .fd = r->out_fd, .events = POLLIN };
-			/* EINTR: a stop signal; with a command, look at it every 20 ms */
-			struct timespec tick = { 0, 20000000 };
-			ppoll(&p, 1, r->cmd_pid && !r->cmd_done ? &tick : NULL, &r->wait_mask);
+			/* EINTR: a stop signal, or a child ended (SIGCHLD) */
+			ppoll(&p, 1, NULL, &r->wait_mask);
 			continue;
 		}
 		if (errno == EINTR)

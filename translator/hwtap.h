@@ -406,6 +406,10 @@ const Builtin *find_builtin(const char *name);
 bool is_print_builtin(const char *name);  /* print, printf, sprintf ... */
 void print_elaborated(FILE *out, Session *s);
 
+/* ---- regex.c: regular expressions (pass 3's part is in translate.h) ------------------ */
+
+bool regex_check(Node *lit);   /* compiles the regex literal of =~ or !~; false: reported */
+
 /* ---- check.c: pass 2's checks on the elaborated program --------------------------------- */
 
 void check_program(Session *s);   /* foreach writes, histogram kinds, bit shifts */

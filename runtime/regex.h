@@ -27,6 +27,10 @@
  * round first), and a group inside a repetition keeps the text of the last round that
  * went through it.
  *
+ * When nothing in the script reads the last match (no matched() ...), the matcher is
+ * called without one: it then keeps no capture positions and stops at the first match
+ * it meets, as only the yes or no is wanted.
+ *
  * Included by the generated module after lang.h, once HWTAP_RE_CAPS (the most capture
  * positions of any of the script's regexes, at least 2) is defined.
  */
@@ -114,32 +118,32 @@ static inline bool _hwtap_re_takes(const struct hwtap_regex *re,
 
 /*
  * Appends to list (n threads, each `1 + ncaps' u16 wide) the threads that state `from'
- * leads to at position pos, each with the slots of `caps' (NULL: none recorded) and those
- * its arc records set to pos; a state already marked is skipped. Returns the new count.
+ * leads to at position pos under condition cond, each with the slots of `caps' (NULL:
+ * none recorded yet) and those its arc records set to pos; a state already marked is
+ * skipped. ncaps 0: threads are states alone. Returns the new count.
  */
-static inline unsigned int _hwtap_re_follow(const struct hwtap_regex *re, unsigned int from,
-					    unsigned int pos, unsigned int cond,
-					    const u16 *caps, u16 *list, unsigned int n,
-					    unsigned long *marks)
+static inline unsigned int _hwtap_re_follow(const struct hwtap_regex *re, unsigned int ncaps,
+					    unsigned int from, unsigned int pos,
+					    unsigned int cond, const u16 *caps, u16 *list,
+					    unsigned int n, unsigned long *marks)
 {
-	unsigned int w = 1 + re->ncaps;
 	unsigned int i = from * re->nconds + cond;
 	unsigned int a, k;
 
 	for (a = re->arc_index[i]; a < re->arc_index[i + 1]; a++) {
 		const struct hwtap_re_arc *arc = &re->arcs[a];
-		u16 *t = list + n * w;
+		u16 *t = list + n * (1 + ncaps);
 
 		if (__test_and_set_bit(arc->to, marks))
 			continue;
 		t[0] = arc->to;
-		if (caps)
-			memcpy(t + 1, caps, re->ncaps * sizeof(u16));
-		else
-			memset(t + 1, 0xff, re->ncaps * sizeof(u16));   /* HWTAP_RE_UNSET */
+		n++;
+		if (!ncaps)
+			continue;
+		for (k = 0; k < ncaps; k++)
+			t[1 + k] = caps ? caps[k] : HWTAP_RE_UNSET;
 		for (k = 0; k < arc->n; k++)
 			t[1 + re->saves[arc->first + k]] = pos;
-		n++;
 	}
 	return n;
 }
@@ -153,14 +157,16 @@ static inline unsigned int _hwtap_re_cond(const struct hwtap_regex *re, unsigned
 	return (pos == 0 ? 1 : 0) | (pos == len ? 2 : 0);
 }
 
-/* Whether subject matches re; the result goes to last too. scratch holds at least
- * HWTAP_RE_SCRATCH(re->nstates, re->ncaps) bytes, suitably aligned. */
+/* Whether subject matches re. With last, which match too (the leftmost, then the
+ * longest: see above) and where its groups are; without, the first match found will do.
+ * scratch holds at least HWTAP_RE_SCRATCH(re->nstates, re->ncaps) bytes, aligned. */
 static inline bool _hwtap_re_match(const struct hwtap_regex *re, const char *subject,
 				   struct hwtap_re_last *last, void *scratch)
 {
 	unsigned int len = strnlen(subject, MAXSTRINGLEN - 1);
-	unsigned int w = 1 + re->ncaps, words = BITS_TO_LONGS(re->nstates);
-	unsigned int ncur, nnext, pos, t, k;
+	unsigned int ncaps = last ? re->ncaps : 0, w = 1 + ncaps;
+	unsigned int words = BITS_TO_LONGS(re->nstates);
+	unsigned int ncur, nnext, pos, cond, t, k;
 	unsigned long *marks = scratch;
 	u16 *cur = (u16 *)(marks + words);
 	u16 *next = cur + re->nstates * w;
@@ -170,11 +176,12 @@ static inline bool _hwtap_re_match(const struct hwtap_regex *re, const char *sub
 	BUILD_BUG_ON(MAXSTRINGLEN > HWTAP_RE_UNSET);
 	for (k = 0; k < words; k++)
 		marks[k] = 0;
-	ncur = _hwtap_re_follow(re, re->nstates, 0, _hwtap_re_cond(re, 0, len), NULL, cur, 0,
-				marks);
+	ncur = _hwtap_re_follow(re, ncaps, re->nstates, 0, _hwtap_re_cond(re, 0, len), NULL,
+				cur, 0, marks);
 	for (pos = 0;; pos++) {
 		for (k = 0; k < words; k++)
 			marks[k] = 0;
+		cond = _hwtap_re_cond(re, pos + 1, len);
 		nnext = 0;
 		for (t = 0; t < ncur; t++) {
 			u16 *th = cur + t * w;
@@ -184,33 +191,38 @@ static inline bool _hwtap_re_match(const struct hwtap_regex *re, const char *sub
 			if (found && th[1] > best[0])
 				break;
 			if (st->op == HWTAP_RE_MATCH) {
+				if (!last)
+					return true;
 				/* an earlier start, or the same start and longer; at the same
 				 * length the thread found first has the priority */
 				if (!found || th[1] < best[0] || pos > best[1])
-					memcpy(best, th + 1, re->ncaps * sizeof(u16));
+					for (k = 0; k < ncaps; k++)
+						best[k] = th[1 + k];
 				found = true;
 				continue;
 			}
 			if (pos < len && _hwtap_re_takes(re, st, subject[pos]))
-				nnext = _hwtap_re_follow(re, th[0], pos + 1,
-							 _hwtap_re_cond(re, pos + 1, len), th + 1,
+				nnext = _hwtap_re_follow(re, ncaps, th[0], pos + 1, cond, th + 1,
 							 next, nnext, marks);
 		}
 		if (pos == len || (found && !nnext))
 			break;
 		if (!found) {
 			/* no thread left: on to where a match can begin */
-			if (!nnext && re->first)
+			if (!nnext && re->first) {
 				while (pos + 1 < len &&
 				       !_hwtap_re_in_set(re->first, subject[pos + 1]))
 					pos++;
-			nnext = _hwtap_re_follow(re, re->nstates, pos + 1,
-						 _hwtap_re_cond(re, pos + 1, len), NULL, next,
-						 nnext, marks);
+				cond = _hwtap_re_cond(re, pos + 1, len);
+			}
+			nnext = _hwtap_re_follow(re, ncaps, re->nstates, pos + 1, cond, NULL,
+						 next, nnext, marks);
 		}
 		swap(cur, next);
 		ncur = nnext;
 	}
+	if (!last)
+		return false;
 	last->matched = found;
 	if (found) {
 		/* the matched text is enough: every group lies inside it */

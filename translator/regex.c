@@ -717,6 +717,21 @@ bool regex_check(Node *lit)
 
 /* ---- pass 3 ------------------------------------------------------------------------------- */
 
+/* Whether the script reads the last match: embedded C it uses (matched() and the rest of
+ * tapset/regex.stp) names HWTAP_LAST_MATCH. Else a match only answers yes or no. */
+static bool reads_last_match(Session *s)
+{
+	for (int i = 0; i < s->funcs.len; i++) {
+		Node *body = ((Function *)s->funcs.data[i])->body;
+		if (body->kind == N_EMBEDDED && strstr(body->str, "HWTAP_LAST_MATCH"))
+			return true;
+	}
+	for (int i = 0; i < s->user->embeds.len; i++)
+		if (strstr(((Token *)s->user->embeds.data[i])->str, "HWTAP_LAST_MATCH"))
+			return true;
+	return false;
+}
+
 /* lhs =~ "re" and lhs !~ "re": a call of the matcher with the program of "re". */
 void regex_match_expr(Gen *g, StrBuf *sb, Node *n)
 {
@@ -736,8 +751,9 @@ void regex_match_expr(Gen *g, StrBuf *sb, Node *n)
 	}
 	StrBuf subject = {0};
 	tr_expr(g, &subject, n->lhs);
-	sb_printf(sb, "((int64_t)%s_hwtap_re_match(&hwtap_re%d, %s, HWTAP_LAST_MATCH, "
-		  "&c->re_scratch))", n->op[0] == '!' ? "!" : "", re->index, subject.buf);
+	sb_printf(sb, "((int64_t)%s_hwtap_re_match(&hwtap_re%d, %s, %s, &c->re_scratch))",
+		  n->op[0] == '!' ? "!" : "", re->index, subject.buf,
+		  reads_last_match(g->s) ? "HWTAP_LAST_MATCH" : "NULL");
 }
 
 static void int_table(StrBuf *out, const char *type, const char *name, const int *v, int n)
@@ -821,11 +837,13 @@ void regex_programs(Gen *g, StrBuf *out)
 		program(out, g->regexes.data[i]);
 }
 
-/* The members of struct hwtap_context that regexes use: the last match (matched() may be
- * called in a script without =~) and the largest program's scratch. */
+/* The members of struct hwtap_context that regexes use: the last match, if something
+ * reads it (matched() may be called in a script without =~), and the largest program's
+ * scratch. */
 void regex_context_members(Gen *g, StrBuf *out)
 {
-	sb_puts(out, "\tstruct hwtap_re_last last_match;\n");
+	if (reads_last_match(g->s))
+		sb_puts(out, "\tstruct hwtap_re_last last_match;\n");
 	if (!g->regexes.len)
 		return;
 	sb_puts(out, "\tunion {\n\t\tunsigned long __align;\n");

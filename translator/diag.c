@@ -91,13 +91,19 @@ static void forget_said(void)
 	n_said = 0;
 }
 
-static void report(const char *kind, const Token *tok, const char *fmt, va_list ap)
+/* At tok, or at line:col of tok's file when line > 0 (a place inside a string literal). */
+static void report_place(const char *kind, const Token *tok, int line, int col,
+			 const char *fmt, va_list ap)
 {
 	if (!tok) {
 		verror_at(kind, NULL, 0, 0, fmt, ap);
 		return;
 	}
-	verror_at(kind, tok->file, tok->line, tok->col, fmt, ap);
+	if (line <= 0) {
+		line = tok->line;
+		col = tok->col;
+	}
+	verror_at(kind, tok->file, line, col, fmt, ap);
 	/* the innermost uses, then the one in the user's code; a recursive macro has many */
 	int depth = 0;
 	for (const Token *o = tok->origin; o; o = o->origin)
@@ -113,8 +119,14 @@ static void report(const char *kind, const Token *tok, const char *fmt, va_list 
 	}
 }
 
-/* Reports unless this place said this already; errors beyond the limit are only counted. */
-static void report_once(const char *kind, const Token *tok, const char *fmt, va_list ap)
+static void report(const char *kind, const Token *tok, const char *fmt, va_list ap)
+{
+	report_place(kind, tok, 0, 0, fmt, ap);
+}
+
+/* Reports unless tok said this already; errors beyond the limit are only counted. */
+static void report_once(const char *kind, const Token *tok, int line, int col,
+			const char *fmt, va_list ap)
 {
 	va_list dup;
 	va_copy(dup, ap);
@@ -125,7 +137,7 @@ static void report_once(const char *kind, const Token *tok, const char *fmt, va_
 	bool error = !strcmp(kind, "error");
 	if (error && ++diag_errors > diag_max_errors)
 		return;
-	report(kind, tok, fmt, ap);
+	report_place(kind, tok, line, col, fmt, ap);
 	if (error && diag_errors == diag_max_errors)
 		fprintf(out(), "hwtap: note: too many errors, stopping\n");
 }
@@ -134,7 +146,7 @@ void error_at(const Token *tok, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	report_once("error", tok, fmt, ap);
+	report_once("error", tok, 0, 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -142,7 +154,27 @@ void warn_at(const Token *tok, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	report_once("warning", tok, fmt, ap);
+	report_once("warning", tok, 0, 0, fmt, ap);
+	va_end(ap);
+}
+
+void error_in_string(const Token *tok, size_t offset, const char *fmt, ...)
+{
+	int line, col;
+	va_list ap;
+	tok_string_place(tok, offset, &line, &col);
+	va_start(ap, fmt);
+	report_once("error", tok, line, col, fmt, ap);
+	va_end(ap);
+}
+
+void warn_in_string(const Token *tok, size_t offset, const char *fmt, ...)
+{
+	int line, col;
+	va_list ap;
+	tok_string_place(tok, offset, &line, &col);
+	va_start(ap, fmt);
+	report_once("warning", tok, line, col, fmt, ap);
 	va_end(ap);
 }
 

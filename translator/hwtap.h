@@ -77,6 +77,11 @@ void warn_at(const Token *tok, const char *fmt, ...) __attribute__((format(print
 void note_at(const Token *tok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void verror_at(const char *kind, const SrcFile *f, int line, int col, const char *fmt,
 	       va_list ap);
+/* error_at and warn_at at byte `offset` of the string literal at tok (a regex's) */
+void error_in_string(const Token *tok, size_t offset, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void warn_in_string(const Token *tok, size_t offset, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 void error_plain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void diag_reset(void);
 bool too_many_errors(void);
@@ -118,6 +123,8 @@ bool tok_is(const Token *tok, const char *spelling);
 bool tok_is_keyword(const Token *tok);
 char *tok_text(const Token *tok);         /* a copy of the spelling */
 const char *tok_describe(const Token *tok); /* "identifier 'x'", "'}'", "end of input" */
+/* The line and column of byte `offset` of a string literal's value (adjacent literals too) */
+void tok_string_place(const Token *tok, size_t offset, int *line, int *col);
 
 /* ---- pp.c: %( %) conditionals, @define macros, $1/@1 arguments --------------------- */
 
@@ -401,6 +408,10 @@ char *display_source(VEC(Symbol *) *syms);
 const Builtin *find_builtin(const char *name);
 bool is_print_builtin(const char *name);  /* print, printf, sprintf ... */
 void print_elaborated(FILE *out, Session *s);
+
+/* ---- regex.c: regular expressions (pass 3's part is in translate.h) ------------------ */
+
+bool regex_check(Node *lit);   /* compiles the regex literal of =~ or !~; false: reported */
 
 /* ---- check.c: pass 2's checks on the elaborated program --------------------------------- */
 

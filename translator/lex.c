@@ -293,6 +293,35 @@ static void lex_string(Lexer *lx)
 	t->col = (int)(start - ls) + 1;
 }
 
+/* Where byte `offset` of the value of the string that starts at literal tok (with the
+ * literals adjacent to it, which parse.c joins) is spelled: its line and column; the end
+ * of the value is the last closing quote. A string not spelled as a literal (a script
+ * argument) is its token's place. */
+void tok_string_place(const Token *tok, size_t offset, int *line, int *col)
+{
+	*line = tok->line;
+	*col = tok->col;
+	for (; tok && tok->kind == TK_STR && tok->pos[0] == '"'; tok = tok->next) {
+		const char *p = tok->pos + 1, *line_start = tok->pos - (tok->col - 1);
+		int l = tok->line;
+		while (*p && *p != '"' && *p != '\n' && offset > 0) {
+			if (p[0] == '\\' && p[1] == '\n') {     /* a continuation: no byte */
+				p += 2;
+				line_start = p;
+				l++;
+				continue;
+			}
+			if (*p++ == '\\')
+				escape_value(&p);
+			offset--;
+		}
+		*line = l;
+		*col = (int)(p - line_start) + 1;
+		if (*p != '"' || !tok->next || tok->next->kind != TK_STR)
+			return;
+	}
+}
+
 /* embedded = "%{" anything "%}" */
 static void lex_embedded(Lexer *lx)
 {

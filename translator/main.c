@@ -44,8 +44,8 @@ static const char usage_text[] =
 	"      --help        print this help and exit\n"
 	"\n"
 	"Pass 3 translates begin, end, error, timer and perf sampling probes with variables,\n"
-	"arrays, statistics, histograms, functions, try/catch and printing; ras probes,\n"
-	"perf.events, .process, .counter and regular expressions come in a later version.\n";
+	"arrays, statistics, histograms, functions, try/catch, regular expressions and\n"
+	"printing; ras probes, perf.events, .process and .counter come in a later version.\n";
 
 __attribute__((noreturn, format(printf, 1, 2)))
 static void usage_error(const char *fmt, ...)

@@ -12,7 +12,6 @@
  */
 #include "hwtap.h"
 
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -832,15 +831,7 @@ static Type walk_regex(Ctx *c, Node *n)
 			 "literal", n->op);
 		return TY_LONG;
 	}
-	regex_t re;
-	int rc = regcomp(&re, n->rhs->str, REG_EXTENDED | REG_NOSUB);
-	if (rc) {
-		char msg[128];
-		regerror(rc, &re, msg, sizeof(msg));
-		error_at(n->rhs->tok, "invalid regular expression: %s", msg);
-	} else {
-		regfree(&re);
-	}
+	regex_check(n->rhs);
 	return TY_LONG;
 }
 

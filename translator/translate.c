@@ -480,7 +480,7 @@ void tr_expr(Gen *g, StrBuf *sb, Node *n)
 		tr_unsupported(n, "a histogram outside print");
 		return;
 	case N_REGEX:
-		tr_unsupported(n, "regular expressions");
+		regex_match_expr(g, sb, n);
 		return;
 	case N_TARGET:
 		tr_unsupported(n, "context variables");
@@ -1174,9 +1174,11 @@ int translate(Session *s, const char *module_name, StrBuf *out)
 		return diag_errors;
 	/* the context: each probe's locals, and a frame per nesting level */
 	StrBuf ctx = {0};
+	regex_programs(&g, &ctx);
 	sb_puts(&ctx, frames.buf ? frames.buf : "");
-	sb_puts(&ctx, "\nstruct hwtap_context {\n\tstruct hwtap_context_base base;\n"
-		"\tunion {\n\t\tint __none;\n");
+	sb_puts(&ctx, "\nstruct hwtap_context {\n\tstruct hwtap_context_base base;\n");
+	regex_context_members(&g, &ctx);
+	sb_puts(&ctx, "\tunion {\n\t\tint __none;\n");
 	for (int i = 0; i < s->probes.len; i++) {
 		Probe *p = s->probes.data[i];
 		if (strcmp(family_of(p), "never"))

@@ -1,10 +1,13 @@
 /* translate.h - what pass 3's files share: translate.c (the program, scalars, strings,
- * printing), translate_array.c (associative arrays, foreach) and translate_stats.c
- * (statistics, histograms). Exports are prefixed tr_, arr_ and stat_. */
+ * printing), translate_array.c (associative arrays, foreach), translate_stats.c
+ * (statistics, histograms) and regex.c (regular expressions). Exports are prefixed tr_,
+ * arr_, stat_ and regex_. */
 #ifndef TRANSLATE_H
 #define TRANSLATE_H
 
 #include "hwtap.h"
+
+typedef struct Regex Regex;
 
 typedef struct {
 	Session *s;
@@ -22,6 +25,7 @@ typedef struct {
 	VEC(char *) frame_ends;    /* run at the current frame's out label */
 	VEC(struct HistLoop *) hist_loops;  /* the foreach loops over histograms we are in */
 	int ntries;                /* try statements so far, for unique labels */
+	VEC(Regex *) regexes;      /* the programs of =~ and !~, each distinct regex once */
 } Gen;
 
 /* ---- translate.c ---------------------------------------------------------------------- */
@@ -61,6 +65,12 @@ void stat_delete(Gen *g, Node *n);
 void stat_hist_print(Gen *g, StrBuf *sb, Node *hist, bool to_string);
 void stat_hist_index(Gen *g, StrBuf *sb, Node *n);
 void stat_hist_foreach(Gen *g, Node *n);
+
+/* ---- regex.c: pass 3 of =~ and !~ ------------------------------------------------------ */
+
+void regex_match_expr(Gen *g, StrBuf *sb, Node *n);
+void regex_programs(Gen *g, StrBuf *out);         /* before struct hwtap_context */
+void regex_context_members(Gen *g, StrBuf *out);  /* inside it */
 
 /* ---- translate_locks.c ------------------------------------------------------------------ */
 

@@ -6,8 +6,9 @@
  * the overload guard.
  *
  * Included by the generated module after session.h. The generated code defines
- * struct hwtap_context, whose first member is struct hwtap_context_base, and the
- * per-CPU pointer hwtap_contexts; everything here works on the base.
+ * struct hwtap_context, whose first member is struct hwtap_context_base, and
+ * hwtap_contexts, a per-CPU pointer to each CPU's (_hwtap_contexts_alloc()); everything
+ * here works on the base.
  *
  * Nothing here sleeps or allocates: handlers run in hard-irq and NMI context.
  */
@@ -24,6 +25,8 @@
 #include <linux/uaccess.h>
 #include <linux/timex.h>
 #include <linux/delay.h>
+#include <linux/mm.h>
+#include <linux/topology.h>
 
 #ifndef MAXSTRINGLEN
 #define MAXSTRINGLEN 128
@@ -95,6 +98,43 @@ struct hwtap_context_base {
 	size_t print_len;
 	char print_buf[HWTAP_PRINTBUF];
 };
+
+/*
+ * Each CPU's context, in a block of its own reached through a per-CPU pointer:
+ * alloc_percpu() refuses more than 32 KiB (with a WARNING), and a context holds the
+ * frames of MAXNESTING calls, the print buffer and regex scratch. One kvzalloc() per
+ * possible CPU, on its node, so that a CPU coming online finds its context. Process
+ * context only.
+ */
+static void _hwtap_contexts_free(void * __percpu *ptrs)
+{
+	int cpu;
+
+	if (!ptrs)
+		return;
+	for_each_possible_cpu(cpu)
+		kvfree(*per_cpu_ptr(ptrs, cpu));
+	free_percpu(ptrs);
+}
+
+static void * __percpu *_hwtap_contexts_alloc(size_t size)
+{
+	void * __percpu *ptrs = alloc_percpu(void *);
+	int cpu;
+
+	if (!ptrs)
+		return NULL;
+	for_each_possible_cpu(cpu) {
+		void *ctx = kvzalloc_node(size, GFP_KERNEL, cpu_to_node(cpu));
+
+		if (!ctx) {
+			_hwtap_contexts_free(ptrs);
+			return NULL;
+		}
+		*per_cpu_ptr(ptrs, cpu) = ctx;
+	}
+	return ptrs;
+}
 
 /* The tapset's embedded C reads the context through CONTEXT (SystemTap's name). */
 #define CONTEXT (&c->base)

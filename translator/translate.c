@@ -798,7 +798,7 @@ static void probe_handler(Gen *g, Probe *p, int index, StrBuf *frames)
 	tr_line(g, "static void probe_%d(struct pt_regs *regs)", index);
 	tr_line(g, "{");
 	g->indent++;
-	tr_line(g, "struct hwtap_context *c = this_cpu_ptr(hwtap_contexts);");
+	tr_line(g, "struct hwtap_context *c = *this_cpu_ptr(hwtap_contexts);");
 	tr_line(g, "struct probe_%d_locals *l;", index);
 	const char *f = family_of(p);
 	const char *kind = !strcmp(f, "end") || !strcmp(f, "error") ? "HWTAP_PROBE_FINAL" :
@@ -1042,11 +1042,12 @@ static void session_hooks(Gen *g, Session *s)
 	tr_line(g, "{");
 	if (nperf)
 		tr_line(g, "\tint rc;");
-	tr_line(g, "\thwtap_contexts = alloc_percpu(struct hwtap_context);");
+	tr_line(g, "\thwtap_contexts = (struct hwtap_context * __percpu *)"
+		"_hwtap_contexts_alloc(sizeof(struct hwtap_context));");
 	tr_line(g, "\tif (!hwtap_contexts)");
 	tr_line(g, "\t\treturn -ENOMEM;");
 	tr_line(g, "\tif (hwtap_globals_alloc()) {");
-	tr_line(g, "\t\tfree_percpu(hwtap_contexts);");
+	tr_line(g, "\t\t_hwtap_contexts_free((void * __percpu *)hwtap_contexts);");
 	tr_line(g, "\t\thwtap_contexts = NULL;");
 	tr_line(g, "\t\treturn -ENOMEM;");
 	tr_line(g, "\t}");
@@ -1056,7 +1057,7 @@ static void session_hooks(Gen *g, Session *s)
 	if (nperf) {
 		tr_line(g, "\trc = _hwtap_perf_start(hwtap_perfs, %d);", nperf);
 		tr_line(g, "\tif (rc) {");
-		tr_line(g, "\t\tfree_percpu(hwtap_contexts);");
+		tr_line(g, "\t\t_hwtap_contexts_free((void * __percpu *)hwtap_contexts);");
 		tr_line(g, "\t\thwtap_contexts = NULL;");
 		tr_line(g, "\t\thwtap_globals_free();");
 		tr_line(g, "\t\treturn rc;");
@@ -1094,7 +1095,7 @@ static void session_hooks(Gen *g, Session *s)
 	run_in_order(g, s, "end");
 	tr_line(g, "\t}");
 	tr_line(g, "\tmigrate_enable();");
-	tr_line(g, "\tfree_percpu(hwtap_contexts);");
+	tr_line(g, "\t_hwtap_contexts_free((void * __percpu *)hwtap_contexts);");
 	tr_line(g, "\thwtap_contexts = NULL;");
 	tr_line(g, "\thwtap_globals_free();");
 	tr_line(g, "}");
@@ -1191,7 +1192,7 @@ int translate(Session *s, const char *module_name, StrBuf *out)
 		sb_printf(&ctx, "\t\tstruct function_%s_frame f_%s;\n", fn, fn);
 	}
 	sb_puts(&ctx, "\t} frames[MAXNESTING];\n};\n\n"
-		"static struct hwtap_context __percpu *hwtap_contexts;\n\n");
+		"static struct hwtap_context * __percpu *hwtap_contexts;\n\n");
 	sb_puts(out, head.buf);
 	sb_puts(out, sites.buf ? sites.buf : "");
 	sb_puts(out, ctx.buf);

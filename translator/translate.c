@@ -11,8 +11,9 @@
  * Every expression becomes one C expression (GNU statement expressions where it needs
  * statements); a runtime error records its message and jumps to `fail': the handler's or
  * function's end, or, inside a try block, a GNU local label (__label__) at its catch.
- * MAXACTION, next and return go to `out', which no try block redefines. Strings are MAXSTRINGLEN buffers; an expression that makes a new
- * string writes it into a temporary of the current frame.
+ * MAXACTION, next and return go to `out', which no try block redefines. Strings are
+ * MAXSTRINGLEN buffers; an expression that makes a new string writes it into a temporary
+ * of the current frame.
  */
 #include "translate.h"
 

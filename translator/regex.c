@@ -31,6 +31,7 @@
  */
 #include "translate.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #define RX_MAX_COUNT 1000       /* x{m,n}: m and n */
@@ -117,29 +118,14 @@ static void set_add(uint64_t set[4], int lo, int hi)
 
 static Rx *alternation(Parser *p, size_t *rest, size_t i);
 
-/* The POSIX classes in the C locale. */
-static bool in_class(const char *name, int b)
-{
-	bool upper = b >= 'A' && b <= 'Z', lower = b >= 'a' && b <= 'z';
-	bool digit = b >= '0' && b <= '9', graph = b > ' ' && b < 0x7f;
-	if (!strcmp(name, "alpha")) return upper || lower;
-	if (!strcmp(name, "digit")) return digit;
-	if (!strcmp(name, "alnum")) return upper || lower || digit;
-	if (!strcmp(name, "upper")) return upper;
-	if (!strcmp(name, "lower")) return lower;
-	if (!strcmp(name, "space")) return b == ' ' || (b >= '\t' && b <= '\r');
-	if (!strcmp(name, "blank")) return b == ' ' || b == '\t';
-	if (!strcmp(name, "punct")) return graph && !upper && !lower && !digit;
-	if (!strcmp(name, "print")) return graph || b == ' ';
-	if (!strcmp(name, "graph")) return graph;
-	if (!strcmp(name, "cntrl")) return b < ' ' || b == 0x7f;
-	if (!strcmp(name, "xdigit")) return digit || (b >= 'a' && b <= 'f') || (b >= 'A' && b <= 'F');
-	return false;
-}
-
-static const char *const class_names[] = {
-	"alpha", "digit", "alnum", "upper", "lower", "space", "blank", "punct", "print",
-	"graph", "cntrl", "xdigit",
+/* The POSIX classes, as <ctype.h> has them in the C locale (hwtap never sets another). */
+static const struct {
+	const char *name;
+	int (*has)(int);
+} classes[] = {
+	{"alpha", isalpha}, {"digit", isdigit}, {"alnum", isalnum}, {"upper", isupper},
+	{"lower", islower}, {"space", isspace}, {"blank", isblank}, {"punct", ispunct},
+	{"print", isprint}, {"graph", isgraph}, {"cntrl", iscntrl}, {"xdigit", isxdigit},
 };
 
 /* class = "[:" name ":]", inside a set */
@@ -155,19 +141,20 @@ static void set_class(Parser *p, size_t *rest, size_t i, uint64_t set[4])
 	}
 	char *name = xstrndup(p->s + from, end - from);
 	const char *best = NULL;
-	int best_d = 3;
-	for (size_t k = 0; k < sizeof(class_names) / sizeof(class_names[0]); k++) {
-		int d = edit_distance(name, class_names[k]);
+	int best_d = 3, found = -1;
+	for (size_t k = 0; k < sizeof(classes) / sizeof(classes[0]); k++) {
+		int d = edit_distance(name, classes[k].name);
 		if (d < best_d)
-			best = class_names[k], best_d = d;
+			best = classes[k].name, best_d = d, found = (int)k;
 	}
 	if (best_d > 0 && best)
 		fail(p, from, "unknown character class '%s'; did you mean '%s'?", name, best);
 	else if (best_d > 0)
 		fail(p, from, "unknown character class '%s'", name);
-	for (int b = 0; b < 256; b++)
-		if (in_class(name, b))
-			set_add(set, b, b);
+	else
+		for (int b = 0; b < 256; b++)
+			if (classes[found].has(b))
+				set_add(set, b, b);
 	*rest = end + 2;
 }
 
@@ -519,7 +506,9 @@ struct Regex {
 	int *state_op, *state_arg;      /* OP_BYTE (the byte), OP_SET (its index), OP_MATCH */
 	VEC(uint64_t *) sets;
 	int *arc_index;         /* (nstates + 1) * nconds + 1 entries */
-	int *arc_to, *arc_first, *arc_n;
+	struct RxArc {
+		int to, first, n;       /* the state reached, its saves[first .. first + n) */
+	} *arcs;
 	int narcs;
 	int *saves;
 	int nsaves;
@@ -534,7 +523,7 @@ typedef struct {
 	bool *visited;
 	int *path;              /* the slots saved on the way from the closure's start */
 	int npath;
-	int arcs_cap, saves_cap;        /* of re's arrays */
+	int arcs_cap, saves_cap;        /* of re->arcs and re->saves */
 	bool full;
 } Flat;
 
@@ -560,22 +549,19 @@ static void add_arc(Flat *f, int to)
 		f->full = true;
 		return;
 	}
-	int cap = f->arcs_cap;
-	re->arc_to = grow(re->arc_to, &cap, re->narcs + 1, sizeof(int));
-	cap = f->arcs_cap;
-	re->arc_first = grow(re->arc_first, &cap, re->narcs + 1, sizeof(int));
-	re->arc_n = grow(re->arc_n, &f->arcs_cap, re->narcs + 1, sizeof(int));
+	re->arcs = grow(re->arcs, &f->arcs_cap, re->narcs + 1, sizeof(struct RxArc));
 	re->saves = grow(re->saves, &f->saves_cap, re->nsaves + f->npath, sizeof(int));
-	re->arc_to[re->narcs] = to;
-	re->arc_first[re->narcs] = re->nsaves;
+	struct RxArc *arc = &re->arcs[re->narcs];
+	arc->to = to;
+	arc->first = re->nsaves;
 	for (int i = 0; i < f->npath; i++) {
 		bool dup = false;
-		for (int j = re->arc_first[re->narcs]; j < re->nsaves; j++)
+		for (int j = arc->first; j < re->nsaves; j++)
 			dup |= re->saves[j] == f->path[i];
 		if (!dup)
 			re->saves[re->nsaves++] = f->path[i];
 	}
-	re->arc_n[re->narcs] = re->nsaves - re->arc_first[re->narcs];
+	arc->n = re->nsaves - arc->first;
 	re->narcs++;
 }
 
@@ -618,7 +604,7 @@ static void first_bytes(Regex *re)
 	int s = re->nstates * re->nconds;
 	re->skip = true;
 	for (int a = re->arc_index[s]; a < re->arc_index[s + 1]; a++) {
-		int to = re->arc_to[a];
+		int to = re->arcs[a].to;
 		if (re->state_op[to] == OP_MATCH)
 			re->skip = false;
 		else if (re->state_op[to] == OP_BYTE)
@@ -794,8 +780,8 @@ static void program(StrBuf *out, const Regex *re)
 		  (re->nstates + 1) * re->nconds + 1);
 	sb_printf(out, "static const struct hwtap_re_arc %s_arcs[] = {", name);
 	for (int a = 0; a < re->narcs; a++)
-		sb_printf(out, "%s{ %d, %d, %d },", a % 6 ? " " : "\n\t", re->arc_to[a],
-			  re->arc_first[a], re->arc_n[a]);
+		sb_printf(out, "%s{ %d, %d, %d },", a % 6 ? " " : "\n\t", re->arcs[a].to,
+			  re->arcs[a].first, re->arcs[a].n);
 	sb_puts(out, re->narcs ? "\n};\n" : " { 0, 0, 0 } };\n");
 	int_table(out, "u16", xformat("%s_saves", name), re->saves, re->nsaves);
 	if (re->sets.len) {

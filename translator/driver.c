@@ -2,8 +2,8 @@
  * (macros, parse, -p1 print, tapset, elaborate, -p2 print). main.c fills the options;
  * the fuzzer calls run_front_end() directly. */
 #include "hwtap.h"
+#include "guest.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -44,23 +44,15 @@ static const char *builtin_tapset(void)
 	return HWTAP_DATADIR "/tapset";
 }
 
-/* The newest /lib/modules/RELEASE that has a build tree: the guest kernel by default. */
-static char *newest_release_with_build(void)
+/* The release the guest boots by default (guest.h), looked up once. */
+static char *default_release(void)
 {
-	DIR *d = opendir("/lib/modules");
-	if (!d)
-		return NULL;
-	char *best = NULL;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		char *build = xformat("/lib/modules/%s/build", e->d_name);
-		if (is_dir(build) && (!best || strverscmp(e->d_name, best) > 0))
-			best = xstrdup(e->d_name);
-	}
-	closedir(d);
-	return best;
+	static char *release;
+	static bool looked;
+	if (!looked)
+		release = guest_default_release(NULL, NULL);
+	looked = true;
+	return release;
 }
 
 void session_set_kernel(Session *s, const char *release_or_dir)
@@ -83,7 +75,7 @@ void session_set_kernel(Session *s, const char *release_or_dir)
 	}
 	if (!rel) {
 		char *running = xformat("/lib/modules/%s/build", u.release);
-		rel = is_dir(running) ? xstrdup(u.release) : newest_release_with_build();
+		rel = is_dir(running) ? xstrdup(u.release) : default_release();
 		if (!rel)
 			rel = xstrdup(u.release);
 	}

@@ -5,7 +5,15 @@
  * hwtap.out and hwtap.err, "file" chardevs: QEMU writes them as the guest sends, never
  * blocking the guest). We poll the two output files every 20 ms and copy what arrives,
  * holding back only what could be the start of the end mark /init appends, which carries
- * the script's exit status. No end mark: the guest died (panic) or timed out.
+ * the script's exit status, and punching out of the files what was copied. No end mark:
+ * the guest died (panic), timed out or was stopped.
+ *
+ * A third port, hwtap.ctl, is one end of a socketpair QEMU inherits. /init writes "ready"
+ * on it once the script runs in its own process group, "beat" every second, and
+ * "sent SIG" after passing a signal on; we write "INT", "TERM" or "HUP" when one of those
+ * signals reaches us, and /init sends it to the script's process group, as a terminal's
+ * Ctrl-C would. A guest that writes neither output nor beats for GUEST_SILENCE_S has
+ * stopped answering and is stopped.
  */
 #include "guest_impl.h"
 
@@ -19,6 +27,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -133,11 +142,13 @@ void guest_note(Guest *g, const char *fmt, ...)
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 #define NSTOP (sizeof(stop_signals) / sizeof(stop_signals[0]))
 static struct sigaction saved_actions[NSTOP];
-static volatile sig_atomic_t caught_signal;
+static volatile sig_atomic_t caught_signal;     /* the last one */
+static volatile sig_atomic_t signal_count;      /* how many so far */
 
 static void on_stop_signal(int sig)
 {
 	caught_signal = sig;
+	signal_count++;
 }
 
 bool guest_interrupted(void)
@@ -152,6 +163,7 @@ static void catch_signals(void)
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	sigemptyset(&sa.sa_mask);
 	caught_signal = 0;
+	signal_count = 0;
 	for (size_t i = 0; i < NSTOP; i++) {
 		sigaction(stop_signals[i], NULL, &saved_actions[i]);
 		if (saved_actions[i].sa_handler != SIG_IGN)
@@ -167,9 +179,10 @@ static void restore_signals(void)
 
 /* ---- processes ------------------------------------------------------------------------ */
 
-/* In the child: FDS to 0, 1, 2, then exec; exec's errno goes back through REPORT. */
+/* In the child: FDS to 0, 1, 2 (and 3 unless FDS[3] is -1), then exec; exec's errno
+ * goes back through REPORT. */
 __attribute__((noreturn))
-static void exec_child(char *const argv[], const int fds[3], bool leader, int report,
+static void exec_child(char *const argv[], const int fds[4], bool leader, int report,
 		       pid_t parent)
 {
 	if (leader) {
@@ -178,12 +191,15 @@ static void exec_child(char *const argv[], const int fds[3], bool leader, int re
 		if (getppid() != parent)
 			_exit(127);
 	}
-	int moved[3];
-	for (int i = 0; i < 3; i++)
-		moved[i] = fds[i] < 3 && fds[i] != i ? fcntl(fds[i], F_DUPFD_CLOEXEC, 3) : fds[i];
-	for (int i = 0; i < 3; i++)
+	int n = fds[3] >= 0 ? 4 : 3, moved[4];
+	for (int i = 0; i < n; i++)
+		moved[i] = fds[i] < n && fds[i] != i ? fcntl(fds[i], F_DUPFD_CLOEXEC, n) : fds[i];
+	for (int i = 0; i < n; i++) {
 		if (moved[i] != i)
 			dup2(moved[i], i);
+		else
+			fcntl(i, F_SETFD, 0);
+	}
 	execvp(argv[0], argv);
 	int e = errno;
 	if (write(report, &e, sizeof(e)) < 0)
@@ -191,7 +207,7 @@ static void exec_child(char *const argv[], const int fds[3], bool leader, int re
 	_exit(127);
 }
 
-pid_t guest_spawn(Guest *g, char *const argv[], const int fds[3], bool leader)
+pid_t guest_spawn(Guest *g, char *const argv[], const int fds[4], bool leader)
 {
 	int report[2];
 	if (pipe2(report, O_CLOEXEC) < 0)
@@ -311,13 +327,15 @@ static int check_options(Guest *g)
 				   o->timeout_s);
 	g->cpus = o->cpus ? o->cpus : 2;
 	g->mem_mb = o->mem_mb ? o->mem_mb : 512;
-	g->timeout_s = o->timeout_s ? o->timeout_s : 120;
+	g->timeout_s = o->timeout_s;
 	return qemu_extra_options(g);
 }
 
 static int find_release(Guest *g)
 {
-	g->release = g->o->release ? guest_xstrdup(g->o->release) : guest_pick_release(g->err);
+	const char *why = "asked for";
+	g->release = g->o->release ? guest_xstrdup(g->o->release) :
+		     guest_default_release(g->err, &why);
 	if (!g->release)
 		return -ENOENT;
 	g->moddir = guest_xformat("/lib/modules/%s", g->release);
@@ -325,7 +343,7 @@ static int find_release(Guest *g)
 	if (stat(g->moddir, &st) < 0 || !S_ISDIR(st.st_mode))
 		return guest_error(g, -ENOENT, "no guest kernel release '%s': no %s", g->release,
 				   g->moddir);
-	guest_note(g, "release %s", g->release);
+	guest_note(g, "release %s (%s)", g->release, why);
 	return 0;
 }
 
@@ -430,14 +448,21 @@ static void qemu_argv(Guest *g, StrList *a)
 		strlist_push(a, guest_xformat("file,id=%s,path=%s", chardevs[i][0], path));
 		free(path);
 	}
-	const char *devices[] = { "-serial", "chardev:console", "-device", "virtio-serial-pci",
+	/* QEMU's descriptor 3 is its end of the control socketpair (start_qemu) */
+	const char *devices[] = { "-chardev", "socket,id=ctl,fd=3",
+				  "-serial", "chardev:console", "-device", "virtio-serial-pci",
 				  "-device", "virtserialport,chardev=out,name=hwtap.out",
-				  "-device", "virtserialport,chardev=err,name=hwtap.err", NULL };
+				  "-device", "virtserialport,chardev=err,name=hwtap.err",
+				  "-device", "virtserialport,chardev=ctl,name=hwtap.ctl", NULL };
 	for (const char **p = devices; *p; p++)
 		strlist_push(a, guest_xstrdup(*p));
 	for (int i = 0; i < g->qemu_extra.n; i++)
 		strlist_push(a, guest_xstrdup(g->qemu_extra.v[i]));
 }
+
+/* Copied output is punched out of the files QEMU writes in steps of this size, so that a
+ * long run's output does not pile up in the work folder. */
+#define PUNCH_STEP (1 << 20)
 
 /* One of the script's output streams, read from the file QEMU appends to. */
 typedef struct Stream {
@@ -446,6 +471,7 @@ typedef struct Stream {
 	char *buf;                      /* read, not yet written (at most GUEST_END_MAX
 					 * bytes between reads) */
 	size_t len, cap;
+	off_t read_to, punched_to;      /* offsets in the file */
 	char *status;                   /* the end mark's word, once found */
 } Stream;
 
@@ -471,9 +497,22 @@ static size_t stream_hold(const Stream *s)
 	return 0;
 }
 
-/* Copy what arrived, but what could be the start of the end mark. */
-static void stream_pump(Stream *s)
+/* Give back the file's blocks below what has been read (QEMU's offset is its own: the
+ * file keeps its size). Where the file system can't, they stay. */
+static void stream_punch(Stream *s)
 {
+	off_t to = s->read_to & ~(off_t)(PUNCH_STEP - 1);
+	if (to > s->punched_to &&
+	    !fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, s->punched_to,
+		       to - s->punched_to))
+		s->punched_to = to;
+}
+
+/* Copy what arrived, but what could be the start of the end mark; the number of bytes
+ * that arrived. */
+static size_t stream_pump(Stream *s)
+{
+	off_t from = s->read_to;
 	for (;;) {
 		if (s->cap - s->len < 65536) {
 			s->cap = s->len + 65536 + GUEST_END_MAX;
@@ -487,8 +526,12 @@ static void stream_pump(Stream *s)
 		if (n <= 0)
 			break;
 		s->len += n;
+		s->read_to += n;
 		stream_write(s, stream_hold(s));
 	}
+	if (s->read_to - s->punched_to >= 2 * PUNCH_STEP)
+		stream_punch(s);
+	return s->read_to - from;
 }
 
 /* The rest, without the end mark "\001hwtap-end NONCE WORD\n" if it is there. */
@@ -527,16 +570,27 @@ static void close_stream(Stream *s)
 	free(s->status);
 }
 
-/* QEMU's own messages (its stderr), kept for errors and -v. */
+/* One QEMU process: its own messages (its stderr, kept for errors and -v), the control
+ * socket and what came over it. */
 typedef struct QemuRun {
 	pid_t pid;
 	int msg_fd;
 	char msg[8192];
 	size_t msg_len;
+	int ctl_fd;             /* our end of the control socketpair, or -1 */
+	char ctl[64];           /* a control line not yet complete */
+	size_t ctl_len;
 	int wait_status;
-	bool exited, timed_out;
+	bool exited, killed;    /* killed: stopped by stop_qemu() */
+	bool timed_out;
 	bool booted;            /* /init wrote GUEST_INIT_MARK to the console */
 	bool boot_hung;         /* stopped: no /init within BOOT_DEADLINE_S */
+	bool ready;             /* /init runs the script and passes signals on */
+	bool unresponsive;      /* stopped: no output, no beat for silence_s */
+	double last_heard;      /* when output or a control line last came */
+	int signals_seen;       /* of signal_count */
+	double forwarded_at;
+	bool acked;             /* /init said it passed the signal on */
 } QemuRun;
 
 static void read_messages(QemuRun *q)
@@ -557,8 +611,40 @@ static void read_messages(QemuRun *q)
 	q->msg[q->msg_len] = '\0';
 }
 
+/* The control lines that arrived: "ready", "beat", "sent SIG". */
+static void read_control(Guest *g, QemuRun *q)
+{
+	char buf[512];
+	ssize_t n = read(q->ctl_fd, buf, sizeof(buf));
+	if (n <= 0) {
+		if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+			close(q->ctl_fd);
+			q->ctl_fd = -1;
+		}
+		return;
+	}
+	q->last_heard = guest_now();
+	for (ssize_t i = 0; i < n; i++) {
+		if (buf[i] != '\n') {
+			if (q->ctl_len < sizeof(q->ctl) - 1)
+				q->ctl[q->ctl_len++] = buf[i];
+			continue;
+		}
+		q->ctl[q->ctl_len] = '\0';
+		q->ctl_len = 0;
+		if (!strcmp(q->ctl, "ready")) {
+			q->ready = q->booted = true;
+			guest_note(g, "the script runs");
+		} else if (!strncmp(q->ctl, "sent ", 5)) {
+			q->acked = true;
+			guest_note(g, "the guest passed SIG%s on to the script", q->ctl + 5);
+		}
+	}
+}
+
 static void stop_qemu(QemuRun *q)
 {
+	q->killed = true;
 	kill(q->pid, SIGKILL);
 	while (waitpid(q->pid, &q->wait_status, 0) < 0 && errno == EINTR)
 		;
@@ -581,37 +667,85 @@ static bool init_started(Guest *g)
 	return found;
 }
 
-/* BOOT_DEADLINE_S, or HWTAP_BOOT_DEADLINE's seconds (tests set 0 to see a hang). */
-static int boot_deadline_s(void)
+/* Seconds from the environment variable NAME, else DEFAULT_S (tests set small ones). */
+static int seconds_from_env(const char *name, int default_s)
 {
-	const char *e = getenv("HWTAP_BOOT_DEADLINE");
-	return e && *e ? atoi(e) : BOOT_DEADLINE_S;
+	const char *e = getenv(name);
+	return e && *e ? atoi(e) : default_s;
 }
 
-/* Until QEMU exits, the deadline passes or a stop signal comes; streams copied meanwhile.
- * A kernel that has not started /init after BOOT_DEADLINE_S is stopped as hung. */
+static int boot_deadline_s(void)
+{
+	return seconds_from_env("HWTAP_BOOT_DEADLINE", BOOT_DEADLINE_S);
+}
+
+/* Pass SIG on to the script's process group in the guest: 0, or -1 when the control
+ * socket can't take it. */
+static int forward_signal(Guest *g, QemuRun *q, int sig)
+{
+	char line[16];
+	int n = snprintf(line, sizeof(line), "%s\n", sigabbrev_np(sig));
+	if (q->ctl_fd < 0 || write(q->ctl_fd, line, n) != n)
+		return -1;
+	g->forwarded = sig;
+	q->forwarded_at = guest_now();
+	guest_note(g, "SIG%s: passing it on to the script in the guest", sigabbrev_np(sig));
+	return 0;
+}
+
+/* The stop signals caught since the last look: the first is passed on once the script
+ * runs; one before that, or any after the first, stops the guest. */
+static void handle_signals(Guest *g, QemuRun *q)
+{
+	while (!q->exited && q->signals_seen < signal_count) {
+		q->signals_seen++;
+		int sig = caught_signal;
+		if (!g->forwarded && q->ready && !forward_signal(g, q, sig))
+			continue;
+		g->stopped_by = sig;
+		stop_qemu(q);
+	}
+}
+
+/* Until QEMU exits, or it has to be stopped: a stop signal (handle_signals), the timeout,
+ * a boot that has not started /init after BOOT_DEADLINE_S (hung), a forwarded signal
+ * not acknowledged within GUEST_ANSWER_S, no output and no control line for silence_s
+ * (counted from the boot deadline until the script runs). Streams are copied meanwhile. */
 static void supervise(Guest *g, QemuRun *q, Stream *out, Stream *err)
 {
 	double start = guest_now(), deadline = start + g->timeout_s;
 	double boot_deadline = start + boot_deadline_s();
+	int silence_s = seconds_from_env("HWTAP_GUEST_SILENCE", GUEST_SILENCE_S);
+	q->last_heard = boot_deadline;
 	while (!q->exited) {
-		struct pollfd pfd = { .fd = q->msg_fd, .events = POLLIN };
-		if (poll(&pfd, q->msg_fd >= 0, POLL_MS) > 0)
-			read_messages(q);
-		stream_pump(out);
-		stream_pump(err);
-		if (waitpid(q->pid, &q->wait_status, WNOHANG) == q->pid) {
-			q->exited = true;
-		} else if (guest_interrupted()) {
-			stop_qemu(q);
-		} else if (guest_now() > deadline) {
-			stop_qemu(q);
-			q->timed_out = true;
-		} else if (!q->booted && guest_now() > boot_deadline &&
-			   !(q->booted = init_started(g))) {
-			stop_qemu(q);
-			q->boot_hung = true;
+		struct pollfd pfd[2] = { { .fd = q->msg_fd, .events = POLLIN },
+					 { .fd = q->ctl_fd, .events = POLLIN } };
+		if (poll(pfd, 2, POLL_MS) > 0) {
+			if (pfd[0].revents)
+				read_messages(q);
+			if (pfd[1].revents)
+				read_control(g, q);
 		}
+		double now = guest_now();
+		if (stream_pump(out) + stream_pump(err))
+			q->last_heard = now;
+		if (waitpid(q->pid, &q->wait_status, WNOHANG) == q->pid)
+			q->exited = true;
+		handle_signals(g, q);
+		if (q->exited)
+			break;
+		if (g->timeout_s && now > deadline) {
+			q->timed_out = true;
+		} else if (!q->booted && now > boot_deadline && !(q->booted = init_started(g))) {
+			q->boot_hung = true;
+		} else if (g->forwarded && !q->acked && now > q->forwarded_at + GUEST_ANSWER_S) {
+			g->unanswered = true;
+		} else if (now > q->last_heard + silence_s) {
+			q->unresponsive = true;
+		} else {
+			continue;
+		}
+		stop_qemu(q);
 	}
 	while (q->msg_fd >= 0)
 		read_messages(q);
@@ -619,9 +753,16 @@ static void supervise(Guest *g, QemuRun *q, Stream *out, Stream *err)
 
 static int start_qemu(Guest *g, QemuRun *q)
 {
-	int pipefd[2];
+	int pipefd[2], ctl[2];
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		return guest_error(g, -errno, "cannot create a pipe: %s", strerror(errno));
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return guest_error(g, -errno, "cannot create a socket pair: %s", strerror(errno));
+	}
+	fcntl(ctl[0], F_SETFL, O_NONBLOCK);
+	q->ctl_fd = ctl[0];
 	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	StrList argv = { 0 };
 	qemu_argv(g, &argv);
@@ -631,10 +772,11 @@ static int start_qemu(Guest *g, QemuRun *q)
 			fprintf(g->err, "%s%s", i ? " " : "  ", argv.v[i]);
 		fputc('\n', g->err);
 	}
-	int fds[3] = { devnull, pipefd[1], pipefd[1] };
+	int fds[4] = { devnull, pipefd[1], pipefd[1], ctl[1] };
 	q->pid = guest_spawn(g, argv.v, fds, true);
 	strlist_free(&argv);
 	close(pipefd[1]);
+	close(ctl[1]);
 	if (devnull >= 0)
 		close(devnull);
 	q->msg_fd = pipefd[0];
@@ -675,15 +817,26 @@ static bool has_problem(const char *log)
 	return false;
 }
 
-/* Why the script's exit status is missing: timeout, setup (the line /init's die()
- * printed), panic, or something else. */
+/* Why the script's exit status is missing: timeout, no answer, a stop signal, setup (the
+ * line /init's die() printed), panic, or something else. */
 static void report_no_status(Guest *g, const QemuRun *q, const char *log)
 {
 	const char *setup = strstr(log, "hwtap-guest-setup: ");
 	if (q->timed_out)
 		guest_error(g, 0, "guest timed out after %d s", g->timeout_s);
-	else if (guest_interrupted())
-		return;
+	else if (q->unresponsive)
+		guest_error(g, 0, "the guest stopped answering (no output and no heartbeat for "
+			    "%d s): it was stopped",
+			    seconds_from_env("HWTAP_GUEST_SILENCE", GUEST_SILENCE_S));
+	else if (g->unanswered)
+		guest_error(g, 0, "the guest did not pass SIG%s on to the script within %d s: it "
+			    "was stopped", sigabbrev_np(g->forwarded), GUEST_ANSWER_S);
+	else if (g->stopped_by && g->forwarded)
+		guest_error(g, 0, "interrupted again (SIG%s): the guest was stopped before the "
+			    "script ended", sigabbrev_np(g->stopped_by));
+	else if (g->stopped_by)
+		guest_error(g, 0, "interrupted (SIG%s) before the script started: the guest was "
+			    "stopped", sigabbrev_np(g->stopped_by));
 	else if (setup)
 		guest_error(g, 0, "guest setup failed: %.*s", (int)strcspn(setup + 19, "\n"),
 			    setup + 19);
@@ -701,6 +854,7 @@ static void collect(Guest *g, QemuRun *q, Stream *out, Stream *err, GuestResult 
 		fprintf(g->err, "hwtap: guest: kernel log:\n%s", log);
 	r->status = -1;
 	r->timed_out = q->timed_out;
+	r->unresponsive = q->unresponsive;
 	if (out->status && strcmp(out->status, "setup"))
 		r->status = atoi(out->status);
 	else if (out->status)
@@ -722,7 +876,7 @@ static void collect(Guest *g, QemuRun *q, Stream *out, Stream *err, GuestResult 
 static int qemu_failed(Guest *g, const QemuRun *q, const Stream *out)
 {
 	int st = q->wait_status;
-	if (q->timed_out || guest_interrupted() || (WIFEXITED(st) && WEXITSTATUS(st) == 0))
+	if (q->killed || (WIFEXITED(st) && WEXITSTATUS(st) == 0))
 		return 0;
 	if (WIFEXITED(st))
 		guest_error(g, 0, QEMU " failed (exit status %d)%s%s", WEXITSTATUS(st),
@@ -736,7 +890,7 @@ static int qemu_failed(Guest *g, const QemuRun *q, const Stream *out)
 static int boot_once(Guest *g, GuestResult *r, bool *hung)
 {
 	Stream out = { .fd = -1 }, err = { .fd = -1 };
-	QemuRun q = { .msg_fd = -1 };
+	QemuRun q = { .msg_fd = -1, .ctl_fd = -1 };
 	int rc = open_stream(g, &out, "stdout", g->out);
 	if (!rc)
 		rc = open_stream(g, &err, "stderr", g->err);
@@ -759,6 +913,8 @@ static int boot_once(Guest *g, GuestResult *r, bool *hung)
 	}
 	close_stream(&out);
 	close_stream(&err);
+	if (q.ctl_fd >= 0)
+		close(q.ctl_fd);
 	return rc;
 }
 
@@ -767,7 +923,7 @@ static int boot(Guest *g, GuestResult *r)
 {
 	bool hung = false;
 	int rc = boot_once(g, r, &hung);
-	if (!rc && hung && !guest_interrupted()) {
+	if (!rc && hung && !g->stopped_by) {
 		fprintf(g->err, "hwtap: warning: the guest kernel had not started /init after "
 			"%d s (a hung boot); booting it again\n", boot_deadline_s());
 		hung = false;
@@ -807,14 +963,20 @@ int guest_run(const GuestOptions *o, FILE *out, FILE *err, GuestResult *r)
 	r->status = -1;
 	catch_signals();
 	int rc = prepare(&g);
-	if (!rc && !guest_interrupted())
+	if (!rc && guest_interrupted())
+		rc = guest_error(&g, -EINTR, "interrupted (SIG%s) before the guest started",
+				 sigabbrev_np(caught_signal));
+	if (!rc)
 		rc = boot(&g, r);
-	int sig = caught_signal;
+	/* a signal that stopped the guest, or found none to stop, ends us as it would have */
+	int sig = g.stopped_by ? g.stopped_by : g.unanswered ? g.forwarded :
+		  g.forwarded ? 0 : caught_signal;
+	r->forwarded = g.forwarded;
 	remove_workdir(&g);
 	guest_free(&g);
 	restore_signals();
 	if (sig) {
-		fprintf(err, "hwtap: error: interrupted by signal %d: the guest was stopped\n", sig);
+		fflush(out);
 		fflush(err);
 		guest_result_free(r);
 		r->status = -1;

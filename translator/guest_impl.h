@@ -5,7 +5,7 @@
 #define HWTAP_GUEST_IMPL_H
 
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE             /* strverscmp, memmem, pipe2, O_CLOEXEC */
+#define _GNU_SOURCE             /* strverscmp, memmem, pipe2, fallocate, sigabbrev_np */
 #endif
 
 #include "guest.h"
@@ -51,6 +51,9 @@ typedef struct Guest {
 	StrList user_modules;           /* load order for o->modprobe */
 	StrList qemu_extra;             /* HWTAP_QEMU_EXTRA's words, for QEMU's command line */
 	char nonce[GUEST_NONCE_LEN + 1];
+	int forwarded;                  /* the stop signal passed on to the script, or 0 */
+	int stopped_by;                 /* the stop signal that stopped the guest, or 0 */
+	bool unanswered;                /* stopped: FORWARDED was not acknowledged */
 } Guest;
 
 /* ---- guest.c: the run, and helpers for the other files ------------------------------- */
@@ -71,17 +74,17 @@ int guest_error(Guest *g, int err_code, const char *fmt, ...)
 /* "hwtap: guest: MESSAGE (+1.23 s)" on ERR when verbose. */
 void guest_note(Guest *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Start ARGV[0] (found in PATH) with FDS as its stdin, stdout and stderr. LEADER: its own
- * process group, killed when we die (QEMU). Returns the pid, or the negative errno of
- * fork or exec (no message: the caller knows which package to name). */
-pid_t guest_spawn(Guest *g, char *const argv[], const int fds[3], bool leader);
+/* Start ARGV[0] (found in PATH) with FDS as its stdin, stdout and stderr, and as its
+ * descriptor 3 unless FDS[3] is -1. LEADER: its own process group, killed when we die
+ * (QEMU). Returns the pid, or the negative errno of fork or exec (no message: the caller
+ * knows which package to name). */
+pid_t guest_spawn(Guest *g, char *const argv[], const int fds[4], bool leader);
 /* Wait for PID; killed with SIGKILL when a stop signal comes. The wait status, or a
  * negative errno. */
 int guest_wait(Guest *g, pid_t pid);
 
 /* ---- guest_kernel.c: release, vmlinux cache, modules.dep ------------------------------ */
 
-char *guest_pick_release(FILE *err);            /* the default release, or NULL + message */
 int guest_find_kernel(Guest *g);                /* sets kernel and pvh, extracting once */
 /* Append NAME and its dependencies from modules.dep, dependencies first, to ORDER (paths
  * relative to moddir); nothing for a built-in module. */

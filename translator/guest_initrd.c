@@ -1,7 +1,8 @@
 /* guest_initrd.c - the guest's initramfs, an uncompressed cpio "newc" archive.
  *
  *   /bin/busybox            busybox-static; /init installs its applet links
- *   /init                   mounts, loads modules, finds the output ports, runs the script
+ *   /init                   mounts, loads modules, finds the ports, runs the script, passes
+ *                           stop signals on to it and beats
  *   /dev/console            so that the kernel can give /init a console before devtmpfs
  *   /lib/modules/R/...      the virtio-serial modules and the requested ones (uncompressed)
  *   /hwtap/script           the script
@@ -248,12 +249,12 @@ static const char init_ports[] =
 	"\treturn 1\n"
 	"}\n"
 	"i=0\n"
-	"until out=$(port hwtap.out) && err=$(port hwtap.err); do\n"
+	"until out=$(port hwtap.out) && err=$(port hwtap.err) && ctl=$(port hwtap.ctl); do\n"
 	"\ti=$((i + 1))\n"
-	"\t[ $i -lt 1000 ] || die \"no virtio-serial ports hwtap.out and hwtap.err\"\n"
+	"\t[ $i -lt 1000 ] || die \"no virtio-serial ports hwtap.out, hwtap.err and hwtap.ctl\"\n"
 	"\tusleep 10000\n"
 	"done\n"
-	"exec 3>\"$out\" 4>\"$err\" || die \"cannot open $out and $err\"\n";
+	"exec 3>\"$out\" 4>\"$err\" 5<>\"$ctl\" || die \"cannot open $out, $err and $ctl\"\n";
 
 /* end STATUS: stray processes stopped, the end mark on both streams, power off. */
 static const char init_end[] =
@@ -264,9 +265,21 @@ static const char init_end[] =
 	"\tpoweroff -f\n"
 	"}\n";
 
+/* The script runs in the foreground, in a process group of its own (setsid: /init's
+ * children lead no group, so it does not fork, and its pid is the group's id, which it
+ * leaves in /hwtap/job). Not in the background: a shell without job control starts
+ * background jobs with SIGINT ignored, for good. In the background instead: a loop that
+ * sends the signals the host names on the control port to that group, as a terminal's
+ * Ctrl-C would, and says so; a heartbeat every second. "ready" once all three run. */
 static const char init_run[] =
 	"cd /root\n"
-	"sh /hwtap/script </dev/null >&3 2>&4 3>&- 4>&-\n"
+	"while read -r sig; do\n"
+	"\tcase $sig in INT|TERM|HUP) kill -$sig -$(cat /hwtap/job) 2>/dev/null; "
+	"echo \"sent $sig\";; esac\n"
+	"done <&5 >&5 3>&- 4>&- &\n"
+	"while echo beat; do sleep 1; done >&5 3>&- 4>&- &\n"
+	"setsid sh -c 'echo $$ >/hwtap/job; echo ready >&5; exec sh /hwtap/script 5>&-' "
+	"</dev/null >&3 2>&4 3>&- 4>&-\n"
 	"end $?\n";
 
 static void init_insmod(FILE *f, Guest *g, const StrList *order, bool user)

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,24 +39,99 @@ static bool is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* A release we can boot and build for: /boot/vmlinuz-R and /lib/modules/R/build. */
-static bool release_usable(const char *release)
+/* What RELEASE lacks for the guest to boot it and hwtap to build for it, or NULL. */
+static const char *release_lacks(const char *release)
 {
 	char *vmlinuz = guest_xformat("/boot/vmlinuz-%s", release);
 	char *build = guest_xformat("/lib/modules/%s/build", release);
-	bool ok = is_file(vmlinuz) && is_dir(build);
+	const char *lacks = !is_file(vmlinuz) ? "no /boot/vmlinuz-RELEASE" :
+			    !is_dir(build) ? "no build tree (linux-headers-RELEASE)" : NULL;
 	free(vmlinuz);
 	free(build);
-	return ok;
+	return lacks;
 }
 
-char *guest_pick_release(FILE *err)
+static bool release_usable(const char *release)
+{
+	return release && !release_lacks(release);
+}
+
+/* Debian's name for the architecture this hwtap was built for. */
+#if defined(__x86_64__)
+#define DEBIAN_ARCH "amd64"
+#elif defined(__aarch64__)
+#define DEBIAN_ARCH "arm64"
+#else
+#error "hwtap's guest knows Debian's kernels for amd64 and arm64 only"
+#endif
+
+/* A Debian release's flavour: what follows the version and the ABI number,
+ * "6.1.0-56-cloud-amd64" -> "cloud-amd64", "6.12.117+deb12-rt-amd64" -> "rt-amd64".
+ * NULL when there is nothing after them. */
+static const char *release_flavour(const char *release)
+{
+	const char *p = strchr(release, '-');
+	if (!p)
+		return NULL;
+	p++;
+	size_t digits = strspn(p, "0123456789");
+	if (digits && p[digits] == '-')
+		p += digits + 1;
+	return *p && !(digits && !p[digits]) ? p : NULL;
+}
+
+/* The value of FIELD ("Depends: ") in the stanza STANZA (up to its blank line), or NULL. */
+static const char *stanza_field(const char *stanza, const char *field)
+{
+	const char *end = strstr(stanza, "\n\n");
+	size_t n = strlen(field);
+	for (const char *p = stanza; p && (!end || p < end); p = strchr(p, '\n'), p = p ? p + 1 : p)
+		if (!strncmp(p, field, n))
+			return p + n;
+	return NULL;
+}
+
+/* The release the installed metapackage linux-image-FLAVOUR depends on, from dpkg's
+ * status file ("Depends: linux-image-6.1.0-56-amd64 (= 6.1.158-1)"), or NULL. */
+static char *metapackage_release(const char *flavour)
+{
+	char *status = NULL;
+	size_t len = 0;
+	FILE *f = fopen("/var/lib/dpkg/status", "re");
+	FILE *m = f ? open_memstream(&status, &len) : NULL;
+	char buf[65536];
+	size_t n;
+	while (m && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, m);
+	if (f)
+		fclose(f);
+	if (m)
+		fclose(m);
+	if (!status)
+		return NULL;
+	char *want = guest_xformat("\nPackage: linux-image-%s\n", flavour);
+	const char *stanza = strstr(status, want), *state = NULL, *dep = NULL;
+	if (stanza) {
+		state = stanza_field(stanza + 1, "Status: ");
+		dep = stanza_field(stanza + 1, "Depends: linux-image-");
+	}
+	char *found = state && dep && !strncmp(state, "install ok installed\n", 21) ?
+		      guest_xformat("%.*s", (int)strcspn(dep, " ,|\n"), dep) : NULL;
+	free(want);
+	free(status);
+	return found;
+}
+
+/* The newest usable release whose flavour is FLAVOUR (any when NULL), or NULL. */
+static char *newest_release(const char *flavour)
 {
 	DIR *d = opendir("/lib/modules");
 	char *best = NULL;
 	struct dirent *e;
 	while (d && (e = readdir(d))) {
-		if (e->d_name[0] == '.' || !release_usable(e->d_name))
+		const char *fl = release_flavour(e->d_name);
+		if (e->d_name[0] == '.' || (flavour && (!fl || strcmp(fl, flavour))) ||
+		    !release_usable(e->d_name))
 			continue;
 		if (!best || strverscmp(e->d_name, best) > 0) {
 			free(best);
@@ -64,16 +140,108 @@ char *guest_pick_release(FILE *err)
 	}
 	if (d)
 		closedir(d);
-	if (!best)
-		fprintf(err, "hwtap: error: no guest kernel: no release in /lib/modules has both "
-			"/boot/vmlinuz-RELEASE and a build tree (install linux-image-amd64 and "
-			"linux-headers-amd64)\n");
 	return best;
 }
 
-char *guest_default_release(FILE *err)
+/* The ways to name the default release, in order; each gets the running release. */
+static char *running_release(const char *running)
 {
-	return guest_pick_release(err);
+	return guest_xstrdup(running);
+}
+
+static char *running_metapackage(const char *running)
+{
+	const char *flavour = release_flavour(running);
+	return flavour ? metapackage_release(flavour) : NULL;
+}
+
+static char *arch_metapackage(const char *running)
+{
+	return metapackage_release(DEBIAN_ARCH);
+}
+
+static char *newest_running_flavour(const char *running)
+{
+	const char *flavour = release_flavour(running);
+	return flavour ? newest_release(flavour) : NULL;
+}
+
+static char *newest_arch_flavour(const char *running)
+{
+	return newest_release(DEBIAN_ARCH);
+}
+
+static char *newest_any(const char *running)
+{
+	return newest_release(NULL);
+}
+
+static const struct {
+	char *(*pick)(const char *running);
+	const char *why;
+} default_rules[] = {
+	{ running_release, "the running kernel" },
+	{ running_metapackage, "what the running kernel's flavour's metapackage depends on" },
+	{ arch_metapackage, "what linux-image-" DEBIAN_ARCH " depends on" },
+	{ newest_running_flavour, "the newest of the running kernel's flavour" },
+	{ newest_arch_flavour, "the newest of the " DEBIAN_ARCH " flavour" },
+	{ newest_any, "the newest installed" },
+};
+
+char *guest_default_release(FILE *err, const char **why)
+{
+	struct utsname u;
+	uname(&u);
+	for (size_t i = 0; i < sizeof(default_rules) / sizeof(default_rules[0]); i++) {
+		char *rel = default_rules[i].pick(u.release);
+		if (release_usable(rel)) {
+			if (why)
+				*why = default_rules[i].why;
+			return rel;
+		}
+		free(rel);
+	}
+	if (err)
+		fprintf(err, "hwtap: error: no guest kernel: no release in /lib/modules has both "
+			"/boot/vmlinuz-RELEASE and a build tree (install linux-image-" DEBIAN_ARCH
+			" and linux-headers-" DEBIAN_ARCH ")\n");
+	return NULL;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+int guest_list_kernels(FILE *out)
+{
+	const char *why;
+	char *def = guest_default_release(NULL, &why);
+	StrList all = { 0 };
+	DIR *d = opendir("/lib/modules");
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			strlist_push(&all, guest_xstrdup(e->d_name));
+	if (d)
+		closedir(d);
+	if (all.n)
+		qsort(all.v, all.n, sizeof(char *), compare_names);
+	for (int i = 0; i < all.n; i++) {
+		const char *lacks = release_lacks(all.v[i]);
+		if (def && !strcmp(all.v[i], def))
+			fprintf(out, "%s  default: %s\n", all.v[i], why);
+		else if (lacks)
+			fprintf(out, "%s  not usable: %s\n", all.v[i], lacks);
+		else
+			fprintf(out, "%s\n", all.v[i]);
+	}
+	if (!def)
+		fputs("no usable kernel: install linux-image-" DEBIAN_ARCH " and linux-headers-"
+		      DEBIAN_ARCH "\n", out);
+	strlist_free(&all);
+	free(def);
+	return def ? 0 : 1;
 }
 
 /* ---- ELF and the PVH note ------------------------------------------------------------- */
@@ -159,7 +327,7 @@ static const Codec *codec_at(const unsigned char *p, size_t avail)
 static int run_codec(Guest *g, const Codec *c, int in, int out)
 {
 	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	int fds[3] = { in, out, devnull >= 0 ? devnull : 2 };
+	int fds[4] = { in, out, devnull >= 0 ? devnull : 2, -1 };
 	pid_t pid = guest_spawn(g, (char *const *)c->argv, fds, false);
 	if (devnull >= 0)
 		close(devnull);

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define DEFAULT_TIMEOUT_S 120    /* a test tool: a hung test ends */
+
 enum {
 	EXIT_USAGE = 2,
 	EXIT_TIMEOUT = 124,
@@ -26,8 +28,8 @@ static const char usage_text[] =
 	"\n"
 	"  --vm-cpus N            guest CPUs (default 2)\n"
 	"  --vm-mem MB            guest memory (default 512)\n"
-	"  --vm-kernel RELEASE    kernel release in /boot and /lib/modules (default: the\n"
-	"                         newest with a vmlinuz and a build tree)\n"
+	"  --vm-kernel RELEASE    kernel release in /boot and /lib/modules (default: as\n"
+	"                         hwtap --list-kernels says)\n"
 	"  --vm-modprobe NAME     load guest module NAME and its dependencies first (repeat)\n"
 	"  --vm-file SRC[:DST]    copy host file SRC in, to DST (default /root/BASENAME) (repeat)\n"
 	"  --timeout S            stop the guest after S seconds (default 120)\n"
@@ -35,10 +37,14 @@ static const char usage_text[] =
 	"  -v, --verbose          say what happens, with timings; twice: also the kernel log\n"
 	"  -h, --help             print this help and exit\n"
 	"\n"
-	"Exit status: the commands' own; 124 when the guest timed out; 125 when the guest\n"
-	"kernel reported a problem (oops, BUG, WARNING, panic, lockup: its log is printed) or\n"
-	"the guest stopped without a status; 126 when the guest could not be started; 2 for a\n"
-	"usage error.\n";
+	"SIGINT, SIGTERM and SIGHUP are passed on to the commands' process group once they run\n"
+	"(a second one, or one before, stops the guest).\n"
+	"\n"
+	"Exit status: the commands' own; 124 when the guest timed out or stopped answering\n"
+	"(no output and no heartbeat for HWTAP_GUEST_SILENCE seconds, default 60); 125 when\n"
+	"the guest kernel reported a problem (oops, BUG, WARNING, panic, lockup: its log is\n"
+	"printed) or the guest stopped without a status; 126 when the guest could not be\n"
+	"started; 2 for a usage error.\n";
 
 __attribute__((noreturn, format(printf, 1, 2)))
 static void usage_error(const char *fmt, ...)
@@ -141,7 +147,7 @@ static void print_log(const char *intro, const char *log)
 
 int main(int argc, char **argv)
 {
-	GuestOptions o = { 0 };
+	GuestOptions o = { .timeout_s = DEFAULT_TIMEOUT_S };
 	GuestResult r;
 	parse_args(argc, argv, &o);
 	if (guest_run(&o, stdout, stderr, &r) < 0)
@@ -151,7 +157,7 @@ int main(int argc, char **argv)
 	if (r.kernel_problem) {
 		print_log("the guest kernel reported a problem:", r.problem_log);
 		status = EXIT_PROBLEM;
-	} else if (r.timed_out) {
+	} else if (r.timed_out || r.unresponsive) {
 		status = EXIT_TIMEOUT;
 	} else if (r.status < 0) {
 		print_log("the guest's kernel log:", r.problem_log ? r.problem_log : "");

@@ -1,5 +1,6 @@
 /* main.c - the hwtap command line: options in SystemTap's spelling where they overlap. */
 #include "hwtap.h"
+#include "guest.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -38,7 +39,10 @@ static const char usage_text[] =
 	"      --vm          run in a QEMU guest (the default where this kernel cannot\n"
 	"                    load modules); --vm-kernel=RELEASE (same as -r),\n"
 	"                    --vm-cpus=N (2), --vm-mem=MB (512), --vm-modprobe=MODULE,\n"
-	"                    --vm-file=SRC[:DST], --vm-timeout=SECONDS (120)\n"
+	"                    --vm-file=SRC[:DST], --vm-timeout=SECONDS (none: until the\n"
+	"                    script exits or is stopped; Ctrl-C runs its end probes)\n"
+	"      --list-kernels  list the installed kernels the guest can boot, and the\n"
+	"                    default one\n"
 	"      --compatible=VERSION  the SystemTap version systemtap_v compares with (4.8)\n"
 	"      --version     print the version and exit\n"
 	"      --help        print this help and exit\n"
@@ -130,7 +134,7 @@ int main(int argc, char **argv)
 {
 	enum {
 		OPT_VERSION = 256, OPT_HELP, OPT_COMPAT, OPT_VM, OPT_VM_CPUS, OPT_VM_MEM,
-		OPT_VM_MODPROBE, OPT_VM_FILE, OPT_VM_TIMEOUT,
+		OPT_VM_MODPROBE, OPT_VM_FILE, OPT_VM_TIMEOUT, OPT_LIST_KERNELS,
 	};
 	static const struct option longopts[] = {
 		{"version", no_argument, NULL, OPT_VERSION},
@@ -143,6 +147,7 @@ int main(int argc, char **argv)
 		{"vm-modprobe", required_argument, NULL, OPT_VM_MODPROBE},
 		{"vm-file", required_argument, NULL, OPT_VM_FILE},
 		{"vm-timeout", required_argument, NULL, OPT_VM_TIMEOUT},
+		{"list-kernels", no_argument, NULL, OPT_LIST_KERNELS},
 		{0, 0, 0, 0},
 	};
 	Session s;
@@ -180,6 +185,7 @@ int main(int argc, char **argv)
 			printf("hwtap %s (SystemTap language %s)\n", PACKAGE_VERSION, s.compat);
 			return 0;
 		case OPT_COMPAT: s.compat = optarg; break;
+		case OPT_LIST_KERNELS: return guest_list_kernels(stdout);
 		case ':':
 			if (optopt)
 				usage_error("option '-%c' needs an argument", optopt);

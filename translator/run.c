@@ -3,11 +3,14 @@
  * Where the running kernel cannot take modules (no /proc/modules: this build machine) or
  * --vm asks for it, the module runs in a throwaway guest booting the target kernel;
  * otherwise hwtap-run loads it here. Either way hwtap-run does the loading, relaying and
- * unloading, and its exit status is hwtap's.
+ * unloading, and its exit status is hwtap's. A Ctrl-C (SIGINT, SIGTERM, SIGHUP) reaches
+ * hwtap-run, which stops the probes and runs the end probes; hwtap waits for it.
  */
 #include "hwtap.h"
 #include "guest.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -50,6 +53,22 @@ static char *shell_quote(const char *s)
 	return sb.buf;
 }
 
+/* Under -v, when the guest ended without a status: this many of the log's last lines. */
+#define LOG_TAIL_LINES 20
+
+static void print_log_tail(const char *log, int lines)
+{
+	const char *p = log + strlen(log);
+	if (p > log && p[-1] == '\n')
+		p--;
+	while (p > log && lines > 0)
+		if (*--p == '\n')
+			lines--;
+	if (*p == '\n')
+		p++;
+	fprintf(stderr, "hwtap: the guest kernel log's last lines:\n%s", p);
+}
+
 static int run_in_guest(Session *s, const char *loader, const char *ko, const char *name,
 			const char *params, FILE *out)
 {
@@ -67,7 +86,7 @@ static int run_in_guest(Session *s, const char *loader, const char *ko, const ch
 		.mem_mb = s->vm_mem,
 		.modprobe = (const char **)modprobe.data,
 		.files = (const char **)files.data,
-		.script = xformat("/root/hwtap-run %s/root/%s.ko %s", s->command ?
+		.script = xformat("exec /root/hwtap-run %s/root/%s.ko %s", s->command ?
 				  xformat("-c %s ", shell_quote(s->command)) : "", name, params),
 		.timeout_s = s->vm_timeout,
 		.verbose = s->verbose,
@@ -77,30 +96,58 @@ static int run_in_guest(Session *s, const char *loader, const char *ko, const ch
 	if (guest_run(&o, out, stderr, &r))
 		return 1;
 	int status = r.status < 0 ? 1 : r.status;
-	if (r.kernel_problem || r.status < 0) {
+	if (r.kernel_problem) {
 		fprintf(stderr, "hwtap: the guest kernel reported a problem while %s ran; its "
-			"log:\n%s", name, r.problem_log ? r.problem_log : "");
+			"log:\n%s", name, r.problem_log);
 		status = status ? status : 1;
+	} else if (r.status < 0 && s->verbose) {
+		/* guest_run() said why there is no status; the log is for the curious */
+		print_log_tail(r.problem_log, LOG_TAIL_LINES);
 	}
 	guest_result_free(&r);
 	return status;
 }
 
-/* hwtap-run [-o FILE] MODULE.ko PARAMS here, as a child: its exit status */
+/* hwtap-run [-o FILE] MODULE.ko PARAMS here, as a child: its exit status. The stop
+ * signals are hwtap-run's to handle (a terminal's Ctrl-C reaches both of us; one sent to
+ * hwtap alone is passed on): hwtap waits for it to run the end probes and unload. */
+static volatile sig_atomic_t child_pid;
+
+static void pass_signal_on(int sig)
+{
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
 static int run_here(const char *loader, const char *ko, const char *output,
 		    const char *command, const char *params)
 {
 	fflush(stdout);
+	static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_handler = pass_signal_on }, saved[3];
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	for (int i = 0; i < 3; i++)
+		sigaction(stop_signals[i], &sa, &saved[i]);
 	pid_t pid = fork();
 	if (pid == 0) {
+		for (int i = 0; i < 3; i++)
+			sigaction(stop_signals[i], &saved[i], NULL);
 		const char *opts = xformat("%s%s", output ? xformat("-o %s ", shell_quote(output))
 					   : "", command ? xformat("-c %s ", shell_quote(command)) : "");
 		execl("/bin/sh", "sh", "-c", xformat("exec %s %s %s%s", shell_quote(loader), opts,
 						     shell_quote(ko), params), (char *)NULL);
 		_exit(127);
 	}
+	child_pid = pid;
 	int status;
-	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+	pid_t w;
+	while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	child_pid = 0;
+	for (int i = 0; i < 3; i++)
+		sigaction(stop_signals[i], &saved[i], NULL);
+	if (pid < 0 || w < 0)
 		return 1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }

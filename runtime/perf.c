@@ -11,6 +11,9 @@
  *   _hwtap_perf_stop(table, n)   from hwtap_stop(): every event released. Once it returns
  *                                no overflow handler of the table runs any more.
  *
+ * An event may name one CPU (perf.events("cycles:cpu=1")): then only that CPU gets it, and
+ * the start fails when that CPU is not online.
+ *
  * Hotplug: one dynamic CPU hotplug state per module (CPUHP_AP_ONLINE_DYN, multi-instance),
  * one instance per probe. Its online callback runs on the CPU coming up (in the hotplug
  * thread, may sleep) and creates that CPU's counter; its offline callback releases it.
@@ -37,6 +40,7 @@ struct hwtap_perf {
 	const char *point;			/* as the script wrote it: "perf.hw.cpu_cycles" */
 	const char *where;			/* "script.stp:3:7" */
 	struct perf_event_attr attr;		/* type, config, sample_period or freq */
+	int cpu;				/* the only CPU to count on, or -1 */
 	perf_overflow_handler_t handler;
 	/* the runtime's */
 	struct perf_event * __percpu *events;
@@ -100,8 +104,11 @@ static void _hwtap_perf_release(struct hwtap_perf *p, unsigned int cpu)
 static int _hwtap_perf_online(unsigned int cpu, struct hlist_node *node)
 {
 	struct hwtap_perf *p = hlist_entry(node, struct hwtap_perf, node);
-	int rc = _hwtap_perf_create(p, cpu);
+	int rc;
 
+	if (p->cpu >= 0 && cpu != p->cpu)
+		return 0;
+	rc = _hwtap_perf_create(p, cpu);
 	if (!rc)
 		return 0;
 	if (p->starting) {
@@ -153,6 +160,12 @@ static int _hwtap_perf_start(struct hwtap_perf *table, int n)
 	for (i = 0; i < n; i++) {
 		struct hwtap_perf *p = &table[i];
 
+		if (p->cpu >= 0 && (p->cpu >= nr_cpu_ids || !cpu_online(p->cpu))) {
+			rc = -ENODEV;
+			_hwtap_script_error("%s (%s): CPU %d, which its event names, is not online",
+					    p->point, p->where, p->cpu);
+			goto fail;
+		}
 		p->events = alloc_percpu(struct perf_event *);
 		if (!p->events) {
 			rc = -ENOMEM;

@@ -330,6 +330,8 @@ typedef struct PointShape {
 	const char *pattern;             /* "timer.ms(number).randomize(number)" */
 	const char *context_vars;        /* "status:long addr:long", or NULL */
 	const char *unavailable;         /* why no kernel hwtap targets has it, or NULL */
+	bool values_listed;              /* -l with a string argument lists the family's
+					  * values (its list hook), not this shape */
 } PointShape;
 
 struct ProbeFamily {
@@ -338,8 +340,9 @@ struct ProbeFamily {
 	/* The shape pp has, or NULL if pp is not this family's. It reports what is wrong
 	 * with pp's values. NULL here: shape_match(). */
 	const PointShape *(*match)(const ProbeFamily *f, ProbePoint *pp, Session *s);
-	/* Adds concrete points matching a pattern for -l (perf.events("*")); may be NULL. */
-	void (*list)(const char *pattern, Session *s, Vec *out);
+	/* Adds concrete points matching a pattern for -l (perf.events("*")), with what -L
+	 * says of each when WITH_VARS; may be NULL. */
+	void (*list)(const char *pattern, bool with_vars, Session *s, Vec *out);
 };
 
 extern const ProbeFamily *const probe_families[];
@@ -357,14 +360,38 @@ char *probe_point_string(ProbePoint *pp);
 /* SystemTap's default sample period when a perf point gives none. */
 #define PERF_DEFAULT_PERIOD 1000000
 
+/* The exclude_* bits of a perf_event_attr, for PerfEvent.exclude. */
+enum {
+	PERF_EXCL_USER = 1, PERF_EXCL_KERNEL = 2, PERF_EXCL_HV = 4, PERF_EXCL_IDLE = 8,
+	PERF_EXCL_HOST = 16, PERF_EXCL_GUEST = 32,
+};
+
 typedef struct PerfEvent {
 	uint32_t type;
-	uint64_t config;
+	uint64_t config, config1, config2;
+	unsigned exclude;                /* PERF_EXCL_* */
+	unsigned precise_ip;             /* 0-3: skid allowed */
+	bool exclusive;                  /* alone on the PMU */
+	bool pinned;                     /* always on the PMU, or in error */
+	int cpu;                         /* the one CPU to count on, or -1: every CPU */
 	uint64_t period;                 /* sample every period events, or */
 	uint64_t freq;                   /* about freq samples a second (.hz) */
+	bool period_in_name;             /* perf.events("cycles:period=N") gave one */
 } PerfEvent;
 
 const char *perf_point_event(ProbePoint *pp, PerfEvent *ev);
+char *perf_attr_string(const PerfEvent *ev);     /* "type 4 config 0xc0 ...", for -p2 */
+
+/* ---- pmu.c: the PMU's events by name, through libpfm4 --------------------------------- */
+
+/* Use libpfm4's model MODEL (--pmu) instead of the detected one: NULL, or why not. */
+const char *pmu_select_model(const char *model);
+/* NAME ("[PMU::]EVENT[:MODIFIER...]") into EV's counter fields (and its period, if the
+ * name gives one): NULL, or why not, with a hint where one helps. */
+const char *pmu_encode(const char *name, PerfEvent *ev);
+/* perf.events("PMU::EVENT") for each event whose name, qualified or not, matches GLOB
+ * (case-insensitive); WITH_DESC adds its description and whether this machine counts it. */
+void pmu_list(const char *glob, bool with_desc, Vec *out);
 
 /* ---- tapset.c: library search path and loading ---------------------------------------- */
 

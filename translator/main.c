@@ -43,13 +43,17 @@ static const char usage_text[] =
 	"                    script exits or is stopped; Ctrl-C runs its end probes)\n"
 	"      --list-kernels  list the installed kernels the guest can boot, and the\n"
 	"                    default one\n"
+	"      --pmu=MODEL   name perf.events for libpfm4's PMU model MODEL (skx, icl,\n"
+	"                    amd64_fam19h_zen4 ...) instead of this machine's; the generic\n"
+	"                    names (cycles, instructions ...) work for every model\n"
 	"      --compatible=VERSION  the SystemTap version systemtap_v compares with (4.8)\n"
 	"      --version     print the version and exit\n"
 	"      --help        print this help and exit\n"
 	"\n"
-	"Pass 3 translates begin, end, error, timer and perf sampling probes with variables,\n"
-	"arrays, statistics, histograms, functions, try/catch, regular expressions and\n"
-	"printing; ras probes, perf.events, .process and .counter come in a later version.\n";
+	"Pass 3 translates begin, end, error, timer and perf sampling probes (perf.events\n"
+	"with libpfm4's names too) with variables, arrays, statistics, histograms,\n"
+	"functions, try/catch, regular expressions and printing; ras probes, .process and\n"
+	".counter come in a later version.\n";
 
 __attribute__((noreturn, format(printf, 1, 2)))
 static void usage_error(const char *fmt, ...)
@@ -134,7 +138,7 @@ int main(int argc, char **argv)
 {
 	enum {
 		OPT_VERSION = 256, OPT_HELP, OPT_COMPAT, OPT_VM, OPT_VM_CPUS, OPT_VM_MEM,
-		OPT_VM_MODPROBE, OPT_VM_FILE, OPT_VM_TIMEOUT, OPT_LIST_KERNELS,
+		OPT_VM_MODPROBE, OPT_VM_FILE, OPT_VM_TIMEOUT, OPT_LIST_KERNELS, OPT_PMU,
 	};
 	static const struct option longopts[] = {
 		{"version", no_argument, NULL, OPT_VERSION},
@@ -148,12 +152,14 @@ int main(int argc, char **argv)
 		{"vm-file", required_argument, NULL, OPT_VM_FILE},
 		{"vm-timeout", required_argument, NULL, OPT_VM_TIMEOUT},
 		{"list-kernels", no_argument, NULL, OPT_LIST_KERNELS},
+		{"pmu", required_argument, NULL, OPT_PMU},
 		{0, 0, 0, 0},
 	};
 	Session s;
 	session_init(&s);
 	const char *inline_script = NULL, *list = NULL, *release = NULL;
 	bool list_vars = false;
+	const char *bad;
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:p:e:I:D:r:m:s:o:x:c:gkvl:L:h", longopts, NULL)) != -1) {
@@ -186,6 +192,10 @@ int main(int argc, char **argv)
 			return 0;
 		case OPT_COMPAT: s.compat = optarg; break;
 		case OPT_LIST_KERNELS: return guest_list_kernels(stdout);
+		case OPT_PMU:
+			if ((bad = pmu_select_model(optarg)))
+				usage_error("--pmu: %s", bad);
+			break;
 		case ':':
 			if (optopt)
 				usage_error("option '-%c' needs an argument", optopt);

@@ -591,6 +591,9 @@ void print_elaborated(FILE *out, Session *s)
 		Probe *p = s->probes.data[i];
 		print_probe_point(&sb, p->points.data[0]);
 		sb_printf(&sb, " /* <- %s */\n", p->derivation);
+		PerfEvent ev;
+		if (!strcmp(p->family->name, "perf") && !perf_point_event(p->points.data[0], &ev))
+			sb_printf(&sb, "  # perf_event_attr: %s\n", perf_attr_string(&ev));
 		locals_line(&sb, &p->locals, 0);
 		print_stmt(&sb, p->body, 0);
 	}

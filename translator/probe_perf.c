@@ -7,8 +7,8 @@
  *
  * each followed by at most one of each modifier: .sample(N) or .hz(F), .process or
  * .process("PATH"), .counter("NAME") (a counting event read with @perf("NAME")).
- * perf_point_event() tells pass 3 which counter a point selects. libpfm4 lookups, .process
- * and .counter come with the perf probes' own issue.
+ * perf_point_event() tells pass 3 which counter a point selects. perf.events names are
+ * encoded by libpfm4 (pmu.c) when the point is checked, and listed by perf_list().
  */
 #include "hwtap.h"
 
@@ -39,7 +39,7 @@ static const PointShape perf_shapes[] = {
 	{"perf.type(number).config(number).process"},
 	{"perf.type(number).config(number).process(string)"},
 	{"perf.type(number).config(number).counter(string)"},
-	{"perf.events(string)"},
+	{"perf.events(string)", .values_listed = true},
 	{"perf.cycles(number)"}, {"perf.cpu_cycles(number)"}, {"perf.instructions(number)"},
 	{"perf.cache_references(number)"}, {"perf.cache_misses(number)"},
 	{"perf.branch_instructions(number)"}, {"perf.branches(number)"},
@@ -113,6 +113,19 @@ static void check_modifiers(ProbePoint *pp, int from)
 			 "@perf(\"NAME\"): it takes no .%s", seen_rate->name);
 }
 
+/* perf.events("cycles:period=N") (or :freq=F) has its period in the name: .sample and .hz
+ * would say it twice. */
+static void check_named_period(ProbePoint *pp, int from)
+{
+	Component *c1 = pp->comps.data[1];
+	for (int i = from; i < pp->comps.len; i++) {
+		Component *c = pp->comps.data[i];
+		if (!strcmp(c->name, "sample") || !strcmp(c->name, "hz"))
+			error_at(c->tok, "perf.events(\"%s\") has its sample period in its name "
+				 "already: it takes no .%s", c1->arg->str, c->name);
+	}
+}
+
 /* The short form's arg is the period: .sample and .hz would say it twice. */
 static void check_short_period(ProbePoint *pp, int from)
 {
@@ -142,8 +155,13 @@ static const PointShape *perf_match(const ProbeFamily *f, ProbePoint *pp, Sessio
 	} else if (!strcmp(c1->name, "events")) {
 		if (!arg_is(c1, N_STR))
 			return NULL;
-		if (!c1->arg->str_len)
-			error_at(c1->arg->tok, "perf.events() needs an event name");
+		PerfEvent ev;
+		const char *why = c1->arg->str_len ? pmu_encode(c1->arg->str, &ev) :
+				  "perf.events() needs an event name";
+		if (why)
+			error_at(c1->arg->tok, "%s", why);
+		else if (ev.period_in_name)
+			check_named_period(pp, 2);
 		from = 2;
 	} else if (is_short_event(c1->name)) {
 		if (c1->has_parens && !arg_is(c1, N_NUM))
@@ -160,10 +178,22 @@ static const PointShape *perf_match(const ProbeFamily *f, ProbePoint *pp, Sessio
 	return &f->shapes[0];
 }
 
+/* -l 'perf.events("GLOB")': the events whose names match GLOB, as concrete points. */
+static void perf_list(const char *pattern, bool with_vars, Session *s, Vec *out)
+{
+	const char *open = strstr(pattern, "(\"");
+	const char *close = open ? strrchr(pattern, '"') : NULL;
+	if (!close || close <= open + 1 || close[1] != ')' || close[2] ||
+	    !point_pattern_matches(pattern, "perf.events(string)"))
+		return;
+	pmu_list(xstrndup(open + 2, close - open - 2), with_vars, out);
+}
+
 const ProbeFamily perf_family = {
 	.name = "perf",
 	.shapes = perf_shapes,
 	.match = perf_match,
+	.list = perf_list,
 };
 
 /* The counter a checked perf point selects and how it samples; NULL, or what pass 3
@@ -172,10 +202,12 @@ const char *perf_point_event(ProbePoint *pp, PerfEvent *ev)
 {
 	Component *c1 = pp->comps.data[1];
 	int from;
-	*ev = (PerfEvent){.period = PERF_DEFAULT_PERIOD};
-	if (!strcmp(c1->name, "events"))
-		return "perf.events(\"NAME\")";
-	if (!strcmp(c1->name, "type")) {
+	*ev = (PerfEvent){.period = PERF_DEFAULT_PERIOD, .cpu = -1};
+	if (!strcmp(c1->name, "events")) {
+		if (pmu_encode(c1->arg->str, ev))
+			unreachable();          /* perf_match() said why */
+		from = 2;
+	} else if (!strcmp(c1->name, "type")) {
 		ev->type = (uint32_t)c1->arg->num;
 		ev->config = ((Component *)pp->comps.data[2])->arg->num;
 		from = 3;
@@ -202,4 +234,39 @@ const char *perf_point_event(ProbePoint *pp, PerfEvent *ev)
 		}
 	}
 	return NULL;
+}
+
+/* EV as the perf_event_attr fields it sets, for -p2: "type 4 config 0xc0 ...". */
+char *perf_attr_string(const PerfEvent *ev)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} excludes[] = {
+		{PERF_EXCL_USER, "exclude_user"}, {PERF_EXCL_KERNEL, "exclude_kernel"},
+		{PERF_EXCL_HV, "exclude_hv"}, {PERF_EXCL_IDLE, "exclude_idle"},
+		{PERF_EXCL_HOST, "exclude_host"}, {PERF_EXCL_GUEST, "exclude_guest"},
+	};
+	StrBuf sb = {0};
+	sb_printf(&sb, "type %u config 0x%llx", ev->type, (unsigned long long)ev->config);
+	if (ev->config1)
+		sb_printf(&sb, " config1 0x%llx", (unsigned long long)ev->config1);
+	if (ev->config2)
+		sb_printf(&sb, " config2 0x%llx", (unsigned long long)ev->config2);
+	if (ev->freq)
+		sb_printf(&sb, " freq sample_freq %llu", (unsigned long long)ev->freq);
+	else
+		sb_printf(&sb, " sample_period %llu", (unsigned long long)ev->period);
+	for (size_t i = 0; i < sizeof(excludes) / sizeof(excludes[0]); i++)
+		if (ev->exclude & excludes[i].bit)
+			sb_printf(&sb, " %s", excludes[i].name);
+	if (ev->precise_ip)
+		sb_printf(&sb, " precise_ip %u", ev->precise_ip);
+	if (ev->exclusive)
+		sb_puts(&sb, " exclusive");
+	if (ev->pinned)
+		sb_puts(&sb, " pinned");
+	if (ev->cpu >= 0)
+		sb_printf(&sb, " cpu %d", ev->cpu);
+	return sb.buf;
 }

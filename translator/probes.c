@@ -261,11 +261,12 @@ void list_family_points(const char *pattern, bool with_vars, Session *s, Vec *ou
 	for (int i = 0; probe_families[i]; i++) {
 		const ProbeFamily *f = probe_families[i];
 		for (const PointShape *sh = f->shapes; sh->pattern; sh++)
-			if (!sh->unavailable && point_pattern_matches(pattern, sh->pattern))
+			if (!sh->unavailable && !(sh->values_listed && strchr(pattern, '"')) &&
+			    point_pattern_matches(pattern, sh->pattern))
 				vec_push(&all, with_context_vars(instantiate(pattern, sh->pattern),
 								 sh->context_vars, with_vars));
 		if (f->list)
-			f->list(pattern, s, &all);
+			f->list(pattern, with_vars, s, &all);
 	}
 	for (int i = 0; i < s->tapsets.len; i++)
 		add_alias_names(s->tapsets.data[i], pattern, with_vars, &all);

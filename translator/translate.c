@@ -926,6 +926,39 @@ static void perf_handler(Gen *g, int index)
 	tr_line(g, "%s", "");
 }
 
+/* EV as the initializer of a struct perf_event_attr. */
+static void perf_attr(Gen *g, const PerfEvent *ev)
+{
+	static const struct {
+		unsigned bit;
+		const char *field;
+	} excludes[] = {
+		{PERF_EXCL_USER, "exclude_user"}, {PERF_EXCL_KERNEL, "exclude_kernel"},
+		{PERF_EXCL_HV, "exclude_hv"}, {PERF_EXCL_IDLE, "exclude_idle"},
+		{PERF_EXCL_HOST, "exclude_host"}, {PERF_EXCL_GUEST, "exclude_guest"},
+	};
+	tr_line(g, "		.attr = { .type = %u, .config = %#llxULL,", ev->type,
+		(unsigned long long)ev->config);
+	if (ev->config1 || ev->config2)
+		tr_line(g, "			  .config1 = %#llxULL, .config2 = %#llxULL,",
+			(unsigned long long)ev->config1, (unsigned long long)ev->config2);
+	for (size_t i = 0; i < sizeof(excludes) / sizeof(excludes[0]); i++)
+		if (ev->exclude & excludes[i].bit)
+			tr_line(g, "			  .%s = 1,", excludes[i].field);
+	if (ev->precise_ip)
+		tr_line(g, "			  .precise_ip = %u,", ev->precise_ip);
+	if (ev->exclusive)
+		tr_line(g, "			  .exclusive = 1,");
+	if (ev->pinned)
+		tr_line(g, "			  .pinned = 1,");
+	if (ev->freq)
+		tr_line(g, "			  .freq = 1, .sample_freq = %lluULL },",
+			(unsigned long long)ev->freq);
+	else
+		tr_line(g, "			  .sample_period = %lluULL },",
+			(unsigned long long)ev->period);
+}
+
 /* The runtime's table of the perf probes (runtime/perf.c); how many there are. */
 static int perf_table(Gen *g, Session *s)
 {
@@ -943,14 +976,8 @@ static int perf_table(Gen *g, Session *s)
 		tr_line(g, "	{");
 		tr_line(g, "		.point = %s,", tr_c_string(up, strlen(up)));
 		tr_line(g, "		.where = %s,", tr_c_string(at, strlen(at)));
-		tr_line(g, "		.attr = { .type = %u, .config = %#llxULL,", ev.type,
-			(unsigned long long)ev.config);
-		if (ev.freq)
-			tr_line(g, "			  .freq = 1, .sample_freq = %lluULL },",
-				(unsigned long long)ev.freq);
-		else
-			tr_line(g, "			  .sample_period = %lluULL },",
-				(unsigned long long)ev.period);
+		perf_attr(g, &ev);
+		tr_line(g, "		.cpu = %d,", ev.cpu);
 		tr_line(g, "		.handler = perf_%d_fire,", i);
 		tr_line(g, "	},");
 	}

@@ -14,6 +14,11 @@
  * An event may name one CPU (perf.events("cycles:cpu=1")): then only that CPU gets it, and
  * the start fails when that CPU is not online.
  *
+ * .process events count or sample the target process (-c CMD, -x PID: the hwtap_target
+ * parameter) instead: one event bound to that task with attr.inherit, so its threads and
+ * the children it starts later count too (the kernel copies the event and its overflow
+ * handler at fork), on whatever CPU they run; CPU hotplug does not concern them.
+ *
  * Hotplug: one dynamic CPU hotplug state per module (CPUHP_AP_ONLINE_DYN, multi-instance),
  * one instance per probe. Its online callback runs on the CPU coming up (in the hotplug
  * thread, may sleep) and creates that CPU's counter; its offline callback releases it.
@@ -25,6 +30,15 @@
  * Overflow handlers run in hard-irq context for software clock events, in NMI context for
  * hardware events on real machines, and in task context with preemption disabled for
  * events like page faults: the probe handlers they call take no lock that can wait.
+ *
+ * Counting events (.counter("NAME"), no handler, read with @perf("NAME")): reading one
+ * (perf_event_read_value) takes a mutex and may send an IPI, which no probe handler may
+ * do, and the exported API has no lock-free read (perf_event_read_local is not exported).
+ * So a work item refreshes a snapshot of each counter, the sum over its CPUs, every
+ * HWTAP_PERF_REFRESH_MS in process context, and @perf reads the snapshot (an atomic64):
+ * at most that old, plus the workqueue's delay. The counts of events released by CPU
+ * hotplug are kept, and _hwtap_perf_stop() reads every event once more as it releases
+ * it: the end probes see the exact totals.
  */
 #ifndef HWTAP_PERF_C
 #define HWTAP_PERF_C
@@ -32,8 +46,16 @@
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/err.h>
+#include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/percpu.h>
+#include <linux/pid.h>
+#include <linux/sched/task.h>
+#include <linux/workqueue.h>
+
+#ifndef HWTAP_PERF_REFRESH_MS
+#define HWTAP_PERF_REFRESH_MS 10	/* -D HWTAP_PERF_REFRESH_MS=N: @perf's snapshot age */
+#endif
 
 struct hwtap_perf {
 	/* set by the generated code */
@@ -41,15 +63,31 @@ struct hwtap_perf {
 	const char *where;			/* "script.stp:3:7" */
 	struct perf_event_attr attr;		/* type, config, sample_period or freq */
 	int cpu;				/* the only CPU to count on, or -1 */
-	perf_overflow_handler_t handler;
+	bool target;				/* .process: the target process, not CPUs */
+	perf_overflow_handler_t handler;	/* NULL: a counting event */
 	/* the runtime's */
-	struct perf_event * __percpu *events;
+	struct perf_event * __percpu *events;	/* per CPU, or */
+	struct perf_event *task_event;		/* the target's */
+	atomic64_t count;			/* counting: the snapshot @perf reads */
+	u64 released;				/* counting: counts of released events */
 	struct hlist_node node;			/* this probe's hotplug instance */
 	bool starting;				/* failures fail the start */
 	int failed_cpu, failed_rc;
 };
 
 static enum cpuhp_state _hwtap_perf_state;
+
+/* Counting events: the refresher, and the lock that keeps it and releases apart. */
+static struct hwtap_perf *_hwtap_perf_table;
+static int _hwtap_perf_n;
+static DEFINE_MUTEX(_hwtap_perf_lock);
+static struct delayed_work _hwtap_perf_refresher;
+
+/* @perf("NAME"): the counter's snapshot, from any context. */
+static inline int64_t _hwtap_perf_value(struct hwtap_perf *p)
+{
+	return atomic64_read(&p->count);
+}
 
 /* What an error from perf_event_create_kernel_counter() means for a script's author. */
 static const char *_hwtap_perf_reason(int rc)
@@ -90,15 +128,70 @@ static int _hwtap_perf_create(struct hwtap_perf *p, unsigned int cpu)
 	return 0;
 }
 
+/* A counting event's count (process context: it may sleep). */
+static u64 _hwtap_perf_read(struct perf_event *event)
+{
+	u64 enabled, running;
+
+	return perf_event_read_value(event, &enabled, &running);
+}
+
 static void _hwtap_perf_release(struct hwtap_perf *p, unsigned int cpu)
 {
 	struct perf_event **slot = per_cpu_ptr(p->events, cpu);
 
-	if (*slot) {
-		/* returns once the event is off the CPU: its handler no longer runs */
-		perf_event_release_kernel(*slot);
-		*slot = NULL;
+	if (!*slot)
+		return;
+	mutex_lock(&_hwtap_perf_lock);	/* not while the refresher reads the event */
+	if (!p->handler)
+		p->released += _hwtap_perf_read(*slot);
+	/* returns once the event is off the CPU: its handler no longer runs */
+	perf_event_release_kernel(*slot);
+	*slot = NULL;
+	mutex_unlock(&_hwtap_perf_lock);
+}
+
+/* Every counting event's snapshot: released counts plus its live events' counts. */
+static void _hwtap_perf_snapshot(void)
+{
+	int i, cpu;
+
+	mutex_lock(&_hwtap_perf_lock);	/* the events stay while we read them */
+	for (i = 0; i < _hwtap_perf_n; i++) {
+		struct hwtap_perf *p = &_hwtap_perf_table[i];
+		u64 sum;
+
+		if (p->handler || (!p->events && !p->task_event))
+			continue;
+		sum = p->released;
+		if (p->task_event)
+			sum += _hwtap_perf_read(p->task_event);	/* with its children's */
+		for_each_possible_cpu(cpu) {
+			struct perf_event *event = p->events ? *per_cpu_ptr(p->events, cpu) : NULL;
+
+			if (event)
+				sum += _hwtap_perf_read(event);
+		}
+		atomic64_set(&p->count, sum);
 	}
+	mutex_unlock(&_hwtap_perf_lock);
+}
+
+static void _hwtap_perf_refresh(struct work_struct *work)
+{
+	_hwtap_perf_snapshot();
+	queue_delayed_work(system_highpri_wq, &_hwtap_perf_refresher,
+			   msecs_to_jiffies(HWTAP_PERF_REFRESH_MS));
+}
+
+static bool _hwtap_perf_counting(struct hwtap_perf *table, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!table[i].handler)
+			return true;
+	return false;
 }
 
 static int _hwtap_perf_online(unsigned int cpu, struct hlist_node *node)
@@ -127,28 +220,119 @@ static int _hwtap_perf_offline(unsigned int cpu, struct hlist_node *node)
 	return 0;
 }
 
+/* Releases P's events; a counting one keeps its final count for the end probes. */
+static void _hwtap_perf_stop_one(struct hwtap_perf *p)
+{
+	if (p->task_event) {
+		if (!p->handler)
+			p->released += _hwtap_perf_read(p->task_event);
+		/* its inherited copies go with it */
+		perf_event_release_kernel(p->task_event);
+		p->task_event = NULL;
+	}
+	if (p->events) {
+		/* runs the offline callback on every online CPU: counts go to released */
+		cpuhp_state_remove_instance(_hwtap_perf_state, &p->node);
+		free_percpu(p->events);
+		p->events = NULL;
+	}
+	if (!p->handler)
+		atomic64_set(&p->count, p->released);
+}
+
 static void _hwtap_perf_stop(struct hwtap_perf *table, int n)
 {
 	int i;
 
 	if (_hwtap_perf_state <= 0)
 		return;
-	for (i = 0; i < n; i++) {
-		if (!table[i].events)
-			continue;
-		/* runs the offline callback on every online CPU */
-		cpuhp_state_remove_instance(_hwtap_perf_state, &table[i].node);
-		free_percpu(table[i].events);
-		table[i].events = NULL;
-	}
+	if (_hwtap_perf_counting(table, n))
+		cancel_delayed_work_sync(&_hwtap_perf_refresher);
+	for (i = 0; i < n; i++)
+		_hwtap_perf_stop_one(&table[i]);
 	cpuhp_remove_multi_state(_hwtap_perf_state);
 	_hwtap_perf_state = 0;
+}
+
+/* A .process event on the target process. */
+static int _hwtap_perf_start_target(struct hwtap_perf *p)
+{
+	struct task_struct *task = NULL;
+	struct perf_event *event;
+	struct pid *pid;
+
+	if (_hwtap_target <= 0) {
+		_hwtap_script_error("%s (%s): .process needs a target process: run the script "
+				    "with -c CMD or -x PID", p->point, p->where);
+		return -EINVAL;
+	}
+	pid = find_get_pid(_hwtap_target);
+	if (pid)
+		task = get_pid_task(pid, PIDTYPE_PID);
+	put_pid(pid);
+	if (!task) {
+		_hwtap_script_error("%s (%s): no target process %ld", p->point, p->where,
+				    _hwtap_target);
+		return -ESRCH;
+	}
+	p->attr.size = sizeof(p->attr);
+	p->attr.inherit = 1;
+	event = perf_event_create_kernel_counter(&p->attr, -1, task, p->handler, NULL);
+	put_task_struct(task);
+	if (IS_ERR(event)) {
+		_hwtap_script_error("%s (%s): cannot create its perf event (type %u, config "
+				    "%#llx) for process %ld: %s", p->point, p->where,
+				    p->attr.type, (unsigned long long)p->attr.config,
+				    _hwtap_target, _hwtap_perf_reason(PTR_ERR(event)));
+		return PTR_ERR(event);
+	}
+	p->task_event = event;
+	return 0;
+}
+
+/* A system-wide event: one per online CPU, followed through hotplug. */
+static int _hwtap_perf_start_cpus(struct hwtap_perf *p)
+{
+	int rc;
+
+	if (p->cpu >= 0 && (p->cpu >= nr_cpu_ids || !cpu_online(p->cpu))) {
+		_hwtap_script_error("%s (%s): CPU %d, which its event names, is not online",
+				    p->point, p->where, p->cpu);
+		return -ENODEV;
+	}
+	p->events = alloc_percpu(struct perf_event *);
+	if (!p->events) {
+		_hwtap_script_error("%s (%s): out of memory for its perf events", p->point,
+				    p->where);
+		return -ENOMEM;
+	}
+	p->starting = true;
+	p->failed_cpu = -1;
+	/* runs the online callback on every online CPU; undoes them on a failure */
+	rc = cpuhp_state_add_instance(_hwtap_perf_state, &p->node);
+	p->starting = false;
+	if (!rc)
+		return 0;
+	if (p->failed_cpu >= 0)
+		_hwtap_script_error("%s (%s): cannot create its perf event (type %u, config "
+				    "%#llx) on CPU %d: %s", p->point, p->where, p->attr.type,
+				    (unsigned long long)p->attr.config, p->failed_cpu,
+				    _hwtap_perf_reason(p->failed_rc));
+	else
+		_hwtap_script_error("%s (%s): cannot register for CPU hotplug (%d)", p->point,
+				    p->where, rc);
+	free_percpu(p->events);
+	p->events = NULL;
+	return rc;
 }
 
 static int _hwtap_perf_start(struct hwtap_perf *table, int n)
 {
 	int i, rc;
 
+	_hwtap_perf_table = table;
+	_hwtap_perf_n = n;
+	INIT_DELAYED_WORK(&_hwtap_perf_refresher, _hwtap_perf_refresh);
 	rc = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "hwtap/perf:" HWTAP_MODULE_NAME,
 				     _hwtap_perf_online, _hwtap_perf_offline);
 	if (rc < 0) {
@@ -158,41 +342,13 @@ static int _hwtap_perf_start(struct hwtap_perf *table, int n)
 	}
 	_hwtap_perf_state = rc;
 	for (i = 0; i < n; i++) {
-		struct hwtap_perf *p = &table[i];
-
-		if (p->cpu >= 0 && (p->cpu >= nr_cpu_ids || !cpu_online(p->cpu))) {
-			rc = -ENODEV;
-			_hwtap_script_error("%s (%s): CPU %d, which its event names, is not online",
-					    p->point, p->where, p->cpu);
+		rc = table[i].target ? _hwtap_perf_start_target(&table[i]) :
+		     _hwtap_perf_start_cpus(&table[i]);
+		if (rc)
 			goto fail;
-		}
-		p->events = alloc_percpu(struct perf_event *);
-		if (!p->events) {
-			rc = -ENOMEM;
-			_hwtap_script_error("%s (%s): out of memory for its perf events",
-					    p->point, p->where);
-			goto fail;
-		}
-		p->starting = true;
-		p->failed_cpu = -1;
-		/* runs the online callback on every online CPU; undoes them on a failure */
-		rc = cpuhp_state_add_instance(_hwtap_perf_state, &p->node);
-		p->starting = false;
-		if (rc) {
-			if (p->failed_cpu >= 0)
-				_hwtap_script_error("%s (%s): cannot create its perf event (type "
-						    "%u, config %#llx) on CPU %d: %s", p->point,
-						    p->where, p->attr.type,
-						    (unsigned long long)p->attr.config,
-						    p->failed_cpu, _hwtap_perf_reason(p->failed_rc));
-			else
-				_hwtap_script_error("%s (%s): cannot register for CPU hotplug (%d)",
-						    p->point, p->where, rc);
-			free_percpu(p->events);
-			p->events = NULL;
-			goto fail;
-		}
 	}
+	if (_hwtap_perf_counting(table, n))
+		queue_delayed_work(system_highpri_wq, &_hwtap_perf_refresher, 0);
 	return 0;
 
 fail:

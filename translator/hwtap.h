@@ -377,6 +377,8 @@ typedef struct PerfEvent {
 	uint64_t period;                 /* sample every period events, or */
 	uint64_t freq;                   /* about freq samples a second (.hz) */
 	bool period_in_name;             /* perf.events("cycles:period=N") gave one */
+	const char *counter;             /* .counter("NAME"): counting, read with @perf */
+	bool target;                     /* .process: the target process and its children */
 } PerfEvent;
 
 const char *perf_point_event(ProbePoint *pp, PerfEvent *ev);

@@ -50,10 +50,11 @@ static const char usage_text[] =
 	"      --version     print the version and exit\n"
 	"      --help        print this help and exit\n"
 	"\n"
-	"Pass 3 translates begin, end, error, timer and perf sampling probes (perf.events\n"
-	"with libpfm4's names too) with variables, arrays, statistics, histograms,\n"
-	"functions, try/catch, regular expressions and printing; ras probes, .process and\n"
-	".counter come in a later version.\n";
+	"Pass 3 translates begin, end, error, timer and perf probes (perf.events with\n"
+	"libpfm4's names too; sampling, or counting with .counter and @perf; system-wide or\n"
+	".process) with variables, arrays, statistics, histograms, functions, try/catch,\n"
+	"regular expressions and printing; ras probes and .process(\"PATH\") come in a\n"
+	"later version.\n";
 
 __attribute__((noreturn, format(printf, 1, 2)))
 static void usage_error(const char *fmt, ...)

@@ -228,9 +228,12 @@ const char *perf_point_event(ProbePoint *pp, PerfEvent *ev)
 		} else if (!strcmp(c->name, "hz")) {
 			ev->period = 0;
 			ev->freq = c->arg->num;
+		} else if (!strcmp(c->name, "counter")) {
+			ev->counter = c->arg->str;
+		} else if (!c->arg) {
+			ev->target = true;      /* .process */
 		} else {
-			return !strcmp(c->name, "process") ? "perf probes with .process" :
-			       "perf probes with .counter";
+			return "perf probes with .process(\"PATH\")";
 		}
 	}
 	return NULL;
@@ -253,7 +256,9 @@ char *perf_attr_string(const PerfEvent *ev)
 		sb_printf(&sb, " config1 0x%llx", (unsigned long long)ev->config1);
 	if (ev->config2)
 		sb_printf(&sb, " config2 0x%llx", (unsigned long long)ev->config2);
-	if (ev->freq)
+	if (ev->counter)
+		sb_puts(&sb, " counting");
+	else if (ev->freq)
 		sb_printf(&sb, " freq sample_freq %llu", (unsigned long long)ev->freq);
 	else
 		sb_printf(&sb, " sample_period %llu", (unsigned long long)ev->period);
@@ -268,5 +273,7 @@ char *perf_attr_string(const PerfEvent *ev)
 		sb_puts(&sb, " pinned");
 	if (ev->cpu >= 0)
 		sb_printf(&sb, " cpu %d", ev->cpu);
+	if (ev->target)
+		sb_puts(&sb, " inherit (the target process)");
 	return sb.buf;
 }

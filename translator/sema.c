@@ -1226,8 +1226,14 @@ static void add_derived(Ctx *c, Expansion *e, ProbePoint *pp, const ProbeFamily 
 	vec_push(&c->s->probes, d);
 	for (int i = 0; i < pp->comps.len; i++) {
 		Component *comp = pp->comps.data[i];
-		if (!strcmp(f->name, "perf") && !strcmp(comp->name, "counter") && comp->arg)
-			vec_push(&c->counters, comp->arg->str);
+		if (strcmp(f->name, "perf") || strcmp(comp->name, "counter") || !comp->arg)
+			continue;
+		for (int j = 0; j < c->counters.len; j++)
+			if (!strcmp(c->counters.data[j], comp->arg->str))
+				error_at(comp->arg->tok, "perf counter \"%s\" is defined twice: "
+					 "@perf(\"%s\") must name one event", comp->arg->str,
+					 comp->arg->str);
+		vec_push(&c->counters, comp->arg->str);
 	}
 }
 

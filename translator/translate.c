@@ -124,13 +124,15 @@ static void binary_long(Gen *g, StrBuf *sb, Node *n)
 	sb_puts(sb, tr_binary_op(n->op, a.buf, b.buf));
 }
 
+static int perf_counter_index(Session *s, const char *name);
+
 /* Whether evaluating n could change a variable or print: calls, assignments, ++, --. */
 bool tr_has_side_effects(Node *n)
 {
 	if (!n)
 		return false;
 	switch (n->kind) {
-	case N_NUM: case N_STR: case N_VAR: case N_STAR: case N_AT_DEFINED:
+	case N_NUM: case N_STR: case N_VAR: case N_STAR: case N_AT_DEFINED: case N_AT_PERF:
 		return false;
 	case N_INDEX: case N_IN: case N_AT_OP: case N_HIST: case N_HIST_INDEX:
 	case N_UNARY: case N_BINARY: case N_CONCAT: case N_COMPARE: case N_LOGICAL:
@@ -485,6 +487,10 @@ void tr_expr(Gen *g, StrBuf *sb, Node *n)
 		return;
 	case N_TARGET:
 		tr_unsupported(n, "context variables");
+		return;
+	case N_AT_PERF:
+		sb_printf(sb, "_hwtap_perf_value(&hwtap_perfs[%d])",
+			  perf_counter_index(g->s, n->lhs->str));
 		return;
 	default:
 		tr_unsupported(n, "this expression");
@@ -926,6 +932,44 @@ static void perf_handler(Gen *g, int index)
 	tr_line(g, "%s", "");
 }
 
+/* Whether P is in the runtime's perf table (a translatable perf probe), with its event. */
+static bool in_perf_table(Probe *p, PerfEvent *ev)
+{
+	return is_perf(p) && !perf_point_event(p->points.data[0], ev);
+}
+
+/* Whether P's body ever runs: not for never, nor for a counting perf probe (as in
+ * SystemTap: @perf reads the counter). */
+static bool body_runs(Probe *p)
+{
+	PerfEvent ev;
+	return strcmp(family_of(p), "never") && !(in_perf_table(p, &ev) && ev.counter);
+}
+
+static int perf_count(Session *s)
+{
+	int n = 0;
+	PerfEvent ev;
+	for (int i = 0; i < s->probes.len; i++)
+		n += in_perf_table(s->probes.data[i], &ev);
+	return n;
+}
+
+/* @perf("NAME"): the index in hwtap_perfs of the counter NAME (pass 2 checked it). */
+static int perf_counter_index(Session *s, const char *name)
+{
+	int n = 0;
+	PerfEvent ev;
+	for (int i = 0; i < s->probes.len; i++) {
+		if (!in_perf_table(s->probes.data[i], &ev))
+			continue;
+		if (ev.counter && !strcmp(ev.counter, name))
+			return n;
+		n++;
+	}
+	unreachable();
+}
+
 /* EV as the initializer of a struct perf_event_attr. */
 static void perf_attr(Gen *g, const PerfEvent *ev)
 {
@@ -951,7 +995,9 @@ static void perf_attr(Gen *g, const PerfEvent *ev)
 		tr_line(g, "			  .exclusive = 1,");
 	if (ev->pinned)
 		tr_line(g, "			  .pinned = 1,");
-	if (ev->freq)
+	if (ev->counter)
+		tr_line(g, "			  /* counting */ },");
+	else if (ev->freq)
 		tr_line(g, "			  .freq = 1, .sample_freq = %lluULL },",
 			(unsigned long long)ev->freq);
 	else
@@ -966,10 +1012,10 @@ static int perf_table(Gen *g, Session *s)
 	for (int i = 0; i < s->probes.len; i++) {
 		Probe *p = s->probes.data[i];
 		PerfEvent ev;
-		if (!is_perf(p) || perf_point_event(p->points.data[0], &ev))
+		if (!in_perf_table(p, &ev))
 			continue;
 		if (!n++)
-			tr_line(g, "static struct hwtap_perf hwtap_perfs[] = {");
+			tr_line(g, "static struct hwtap_perf hwtap_perfs[%d] = {", perf_count(s));
 		const char *up = probe_point_string(p->user_point);
 		Token *t = p->user_point->tok;
 		char *at = xformat("%s:%d:%d", t->file->name, t->line, t->col);
@@ -978,7 +1024,10 @@ static int perf_table(Gen *g, Session *s)
 		tr_line(g, "		.where = %s,", tr_c_string(at, strlen(at)));
 		perf_attr(g, &ev);
 		tr_line(g, "		.cpu = %d,", ev.cpu);
-		tr_line(g, "		.handler = perf_%d_fire,", i);
+		if (ev.target)
+			tr_line(g, "		.target = true,");
+		if (!ev.counter)
+			tr_line(g, "		.handler = perf_%d_fire,", i);
 		tr_line(g, "	},");
 	}
 	if (n) {
@@ -1156,11 +1205,11 @@ static void prologue(Gen *g, Session *s, const char *name)
 	tr_line(g, "#include \"runtime/lang.h\"");
 	tr_line(g, "#include \"runtime/map.h\"");
 	tr_line(g, "#include \"runtime/hist.h\"");
-	for (int i = 0; i < s->probes.len; i++)
-		if (is_perf(s->probes.data[i])) {
-			tr_line(g, "#include \"runtime/perf.c\"");
-			break;
-		}
+	int nperf = perf_count(s);
+	if (nperf) {
+		tr_line(g, "#include \"runtime/perf.c\"");
+		tr_line(g, "static struct hwtap_perf hwtap_perfs[%d];", nperf);
+	}
 	tr_line(g, "%s", "");
 	for (int i = 0; i < s->tapsets.len; i++) {
 		Script *sc = s->tapsets.data[i];
@@ -1188,7 +1237,7 @@ int translate(Session *s, const char *module_name, StrBuf *out)
 		function(&g, s->funcs.data[i], &frames);
 	for (int i = 0; i < s->probes.len; i++) {
 		Probe *p = s->probes.data[i];
-		if (!translatable(p) || !strcmp(family_of(p), "never"))
+		if (!translatable(p) || !body_runs(p))
 			continue;
 		probe_handler(&g, p, i, &frames);
 		if (is_timer(p))
@@ -1209,8 +1258,7 @@ int translate(Session *s, const char *module_name, StrBuf *out)
 	regex_context_members(&g, &ctx);
 	sb_puts(&ctx, "\tunion {\n\t\tint __none;\n");
 	for (int i = 0; i < s->probes.len; i++) {
-		Probe *p = s->probes.data[i];
-		if (strcmp(family_of(p), "never"))
+		if (body_runs(s->probes.data[i]))
 			sb_printf(&ctx, "\t\tstruct probe_%d_locals p%d;\n", i, i);
 	}
 	sb_puts(&ctx, "\t} probe;\n\tunion {\n\t\tint __none;\n");

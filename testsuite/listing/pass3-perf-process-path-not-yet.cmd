@@ -1,3 +1,3 @@
 # pass 3 says what it cannot do with a perf point yet, at the point the script wrote
--p3 -e 'probe perf.hw.cpu_cycles.process { }'
 # status: 1
+-p3 -e 'probe perf.hw.cpu_cycles.process("/bin/ls") { }'

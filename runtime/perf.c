@@ -14,6 +14,13 @@
  * An event may name one CPU (perf.events("cycles:cpu=1")): then only that CPU gets it, and
  * the start fails when that CPU is not online.
  *
+ * The choice between alternatives is made here, when the session starts, not in pass 2:
+ * an entry may be optional (the script's point had '?' or '!'): if it cannot be created
+ * here it is skipped, and one warning says which and why, unless a later alternative
+ * replaced it (then only -v says so); an entry may name, in unless[], earlier entries
+ * whose creation makes it unnecessary ('A !, B': B unless A). A required entry that
+ * cannot be created fails the start.
+ *
  * .process events count or sample the target process (-c CMD, -x PID: the hwtap_target
  * parameter) instead: one event bound to that task with attr.inherit, so its threads and
  * the children it starts later count too (the kernel copies the event and its overflow
@@ -50,6 +57,7 @@
 #include <linux/perf_event.h>
 #include <linux/percpu.h>
 #include <linux/pid.h>
+#include <linux/stdarg.h>
 #include <linux/sched/task.h>
 #include <linux/workqueue.h>
 
@@ -64,6 +72,8 @@ struct hwtap_perf {
 	struct perf_event_attr attr;		/* type, config, sample_period or freq */
 	int cpu;				/* the only CPU to count on, or -1 */
 	bool target;				/* .process: the target process, not CPUs */
+	bool optional;				/* '?' or '!': skipped if it cannot be */
+	const int *unless;			/* entries (-1 ends) that make it needless */
 	perf_overflow_handler_t handler;	/* NULL: a counting event */
 	/* the runtime's */
 	struct perf_event * __percpu *events;	/* per CPU, or */
@@ -73,6 +83,8 @@ struct hwtap_perf {
 	struct hlist_node node;			/* this probe's hotplug instance */
 	bool starting;				/* failures fail the start */
 	int failed_cpu, failed_rc;
+	bool created, skipped;			/* at start: it runs; it was not needed */
+	char why[256];				/* why it could not be created */
 };
 
 static enum cpuhp_state _hwtap_perf_state;
@@ -254,6 +266,20 @@ static void _hwtap_perf_stop(struct hwtap_perf *table, int n)
 	_hwtap_perf_state = 0;
 }
 
+/* P could not be created: why, kept in P; an error now unless P is optional. */
+static __printf(3, 4) int _hwtap_perf_failed(struct hwtap_perf *p, int rc, const char *fmt,
+					      ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vscnprintf(p->why, sizeof(p->why), fmt, ap);
+	va_end(ap);
+	if (!p->optional)
+		_hwtap_script_error("%s (%s): %s", p->point, p->where, p->why);
+	return rc;
+}
+
 /* A .process event on the target process. */
 static int _hwtap_perf_start_target(struct hwtap_perf *p)
 {
@@ -261,31 +287,24 @@ static int _hwtap_perf_start_target(struct hwtap_perf *p)
 	struct perf_event *event;
 	struct pid *pid;
 
-	if (_hwtap_target <= 0) {
-		_hwtap_script_error("%s (%s): .process needs a target process: run the script "
-				    "with -c CMD or -x PID", p->point, p->where);
-		return -EINVAL;
-	}
+	if (_hwtap_target <= 0)
+		return _hwtap_perf_failed(p, -EINVAL, ".process needs a target process: run "
+					  "the script with -c CMD or -x PID");
 	pid = find_get_pid(_hwtap_target);
 	if (pid)
 		task = get_pid_task(pid, PIDTYPE_PID);
 	put_pid(pid);
-	if (!task) {
-		_hwtap_script_error("%s (%s): no target process %ld", p->point, p->where,
-				    _hwtap_target);
-		return -ESRCH;
-	}
+	if (!task)
+		return _hwtap_perf_failed(p, -ESRCH, "no target process %ld", _hwtap_target);
 	p->attr.size = sizeof(p->attr);
 	p->attr.inherit = 1;
 	event = perf_event_create_kernel_counter(&p->attr, -1, task, p->handler, NULL);
 	put_task_struct(task);
-	if (IS_ERR(event)) {
-		_hwtap_script_error("%s (%s): cannot create its perf event (type %u, config "
-				    "%#llx) for process %ld: %s", p->point, p->where,
-				    p->attr.type, (unsigned long long)p->attr.config,
-				    _hwtap_target, _hwtap_perf_reason(PTR_ERR(event)));
-		return PTR_ERR(event);
-	}
+	if (IS_ERR(event))
+		return _hwtap_perf_failed(p, PTR_ERR(event), "cannot create its perf event "
+					  "(type %u, config %#llx) for process %ld: %s",
+					  p->attr.type, (unsigned long long)p->attr.config,
+					  _hwtap_target, _hwtap_perf_reason(PTR_ERR(event)));
 	p->task_event = event;
 	return 0;
 }
@@ -295,17 +314,12 @@ static int _hwtap_perf_start_cpus(struct hwtap_perf *p)
 {
 	int rc;
 
-	if (p->cpu >= 0 && (p->cpu >= nr_cpu_ids || !cpu_online(p->cpu))) {
-		_hwtap_script_error("%s (%s): CPU %d, which its event names, is not online",
-				    p->point, p->where, p->cpu);
-		return -ENODEV;
-	}
+	if (p->cpu >= 0 && (p->cpu >= nr_cpu_ids || !cpu_online(p->cpu)))
+		return _hwtap_perf_failed(p, -ENODEV, "CPU %d, which its event names, is not "
+					  "online", p->cpu);
 	p->events = alloc_percpu(struct perf_event *);
-	if (!p->events) {
-		_hwtap_script_error("%s (%s): out of memory for its perf events", p->point,
-				    p->where);
-		return -ENOMEM;
-	}
+	if (!p->events)
+		return _hwtap_perf_failed(p, -ENOMEM, "out of memory for its perf events");
 	p->starting = true;
 	p->failed_cpu = -1;
 	/* runs the online callback on every online CPU; undoes them on a failure */
@@ -313,17 +327,58 @@ static int _hwtap_perf_start_cpus(struct hwtap_perf *p)
 	p->starting = false;
 	if (!rc)
 		return 0;
-	if (p->failed_cpu >= 0)
-		_hwtap_script_error("%s (%s): cannot create its perf event (type %u, config "
-				    "%#llx) on CPU %d: %s", p->point, p->where, p->attr.type,
-				    (unsigned long long)p->attr.config, p->failed_cpu,
-				    _hwtap_perf_reason(p->failed_rc));
-	else
-		_hwtap_script_error("%s (%s): cannot register for CPU hotplug (%d)", p->point,
-				    p->where, rc);
 	free_percpu(p->events);
 	p->events = NULL;
-	return rc;
+	if (p->failed_cpu >= 0)
+		return _hwtap_perf_failed(p, rc, "cannot create its perf event (type %u, config "
+					  "%#llx) on CPU %d: %s", p->attr.type,
+					  (unsigned long long)p->attr.config, p->failed_cpu,
+					  _hwtap_perf_reason(p->failed_rc));
+	return _hwtap_perf_failed(p, rc, "cannot register for CPU hotplug (%d)", rc);
+}
+
+/* The entry of TABLE that was created and makes P needless, or NULL. */
+static struct hwtap_perf *_hwtap_perf_replacement(struct hwtap_perf *table,
+						  struct hwtap_perf *p)
+{
+	const int *u;
+
+	for (u = p->unless; u && *u >= 0; u++)
+		if (table[*u].created)
+			return &table[*u];
+	return NULL;
+}
+
+/* After the start: what the optional entries that are not running had, and why. */
+static void _hwtap_perf_report_choices(struct hwtap_perf *table, int n)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		struct hwtap_perf *p = &table[i], *instead = NULL;
+
+		if (p->created)
+			continue;
+		if (p->skipped) {
+			_hwtap_note("%s (%s) not needed: %s (%s) runs", p->point, p->where,
+				    _hwtap_perf_replacement(table, p)->point,
+				    _hwtap_perf_replacement(table, p)->where);
+			continue;
+		}
+		/* a later entry that runs in its place: one whose unless names it */
+		for (j = i + 1; j < n && !instead; j++) {
+			const int *u;
+
+			for (u = table[j].unless; u && *u >= 0; u++)
+				if (*u == i && table[j].created)
+					instead = &table[j];
+		}
+		if (instead)
+			_hwtap_note("%s (%s) cannot be created here (%s): %s (%s) runs instead",
+				    p->point, p->where, p->why, instead->point, instead->where);
+		else
+			_hwtap_warn("%s (%s) skipped: %s", p->point, p->where, p->why);
+	}
 }
 
 static int _hwtap_perf_start(struct hwtap_perf *table, int n)
@@ -342,11 +397,19 @@ static int _hwtap_perf_start(struct hwtap_perf *table, int n)
 	}
 	_hwtap_perf_state = rc;
 	for (i = 0; i < n; i++) {
-		rc = table[i].target ? _hwtap_perf_start_target(&table[i]) :
-		     _hwtap_perf_start_cpus(&table[i]);
-		if (rc)
+		struct hwtap_perf *p = &table[i];
+
+		if (_hwtap_perf_replacement(table, p)) {
+			p->skipped = true;
+			continue;
+		}
+		rc = p->target ? _hwtap_perf_start_target(p) : _hwtap_perf_start_cpus(p);
+		if (!rc)
+			p->created = true;
+		else if (!p->optional)
 			goto fail;
 	}
+	_hwtap_perf_report_choices(table, n);
 	if (_hwtap_perf_counting(table, n))
 		queue_delayed_work(system_highpri_wq, &_hwtap_perf_refresher, 0);
 	return 0;

@@ -35,7 +35,8 @@
  *
  * Module parameters: hwtap_bufsize_kb (KiB per CPU, 8 .. 4194304, default 256),
  * hwtap_maxerrors (errors tolerated, default -D MAXERRORS or 0: the first one stops the
- * session, as in SystemTap), hwtap_target (-x PID / -c CMD's pid, default 0).
+ * session, as in SystemTap), hwtap_target (-x PID / -c CMD's pid, default 0),
+ * hwtap_verbose (hwtap -v: notes about the session's choices, _hwtap_note()).
  *
  * Probe handlers: _hwtap_write() for output (one call per handler's output keeps it one
  * record: nothing interleaves it), _hwtap_script_error() and _hwtap_warn() for messages,
@@ -86,6 +87,10 @@ MODULE_PARM_DESC(hwtap_maxerrors, "script errors tolerated before the session st
 static long _hwtap_target;
 module_param_named(hwtap_target, _hwtap_target, long, 0444);
 MODULE_PARM_DESC(hwtap_target, "the target process id, target() (default 0)");
+
+static int _hwtap_verbose;
+module_param_named(hwtap_verbose, _hwtap_verbose, int, 0444);
+MODULE_PARM_DESC(hwtap_verbose, "notes on stderr about the session's choices (hwtap -v)");
 
 static atomic64_t _hwtap_errors = ATOMIC64_INIT(0);
 static atomic64_t _hwtap_skipped = ATOMIC64_INIT(0);
@@ -252,6 +257,18 @@ static __printf(1, 2) __maybe_unused void _hwtap_warn(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	_hwtap_vmessage("WARNING: ", fmt, ap);
+	va_end(ap);
+}
+
+/* A note about the session's choices, "hwtap: MESSAGE" on stderr, under hwtap -v only. */
+static __printf(1, 2) __maybe_unused void _hwtap_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!_hwtap_verbose)
+		return;
+	va_start(ap, fmt);
+	_hwtap_vmessage("hwtap: ", fmt, ap);
 	va_end(ap);
 }
 

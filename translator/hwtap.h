@@ -257,6 +257,9 @@ struct Probe {
 	Probe *origin;                   /* the user's probe this one derives from */
 	ProbePoint *user_point;          /* and the point of it, as the script wrote it */
 	bool body_taken;                 /* a derived probe owns body: others copy it */
+	/* decided when the module starts (families with decided_at_load) */
+	bool load_optional;              /* from a point with '?' or '!': may be skipped */
+	VEC(Probe *) unless;             /* derived probes whose creation makes it needless */
 };
 
 typedef struct Param {
@@ -340,6 +343,9 @@ struct ProbeFamily {
 	/* The shape pp has, or NULL if pp is not this family's. It reports what is wrong
 	 * with pp's values. NULL here: shape_match(). */
 	const PointShape *(*match)(const ProbeFamily *f, ProbePoint *pp, Session *s);
+	/* Whether its points exist only when the module starts on a machine (perf events,
+	 * hardware-error sources): '?' and '!' are then decided there, not in pass 2. */
+	bool decided_at_load;
 	/* Adds concrete points matching a pattern for -l (perf.events("*")), with what -L
 	 * says of each when WITH_VARS; may be NULL. */
 	void (*list)(const char *pattern, bool with_vars, Session *s, Vec *out);
@@ -509,6 +515,7 @@ struct Session {
 };
 
 void session_init(Session *s);
+const char *probe_name(Session *s, Probe *p);   /* for messages: "my.cycles (perf.hw.cycles)" */
 void session_set_kernel(Session *s, const char *release_or_build_dir);
 const char *session_kconfig(Session *s);
 const char *session_config_value(Session *s, const char *config_name);

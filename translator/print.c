@@ -594,6 +594,14 @@ void print_elaborated(FILE *out, Session *s)
 		PerfEvent ev;
 		if (!strcmp(p->family->name, "perf") && !perf_point_event(p->points.data[0], &ev))
 			sb_printf(&sb, "  # perf_event_attr: %s\n", perf_attr_string(&ev));
+		if (p->load_optional || p->unless.len)
+			sb_printf(&sb, "  # at start: %s%s", p->load_optional ? "optional" : "required",
+				  p->unless.len ? "; not needed if this starts:" : "\n");
+		for (int j = 0; j < p->unless.len; j++) {
+			Probe *u = p->unless.data[j];
+			sb_printf(&sb, " %s%s", probe_name(s, u),
+				  j + 1 < p->unless.len ? "," : "\n");
+		}
 		locals_line(&sb, &p->locals, 0);
 		print_stmt(&sb, p->body, 0);
 	}

@@ -193,6 +193,7 @@ const ProbeFamily perf_family = {
 	.name = "perf",
 	.shapes = perf_shapes,
 	.match = perf_match,
+	.decided_at_load = true,
 	.list = perf_list,
 };
 

@@ -166,6 +166,8 @@ int run_module(Session *s, const char *ko, const char *name)
 		sb_printf(&params, " hwtap_bufsize_kb=%d", s->bufsize_mb * 1024);
 	if (s->target_pid)
 		sb_printf(&params, " hwtap_target=%ld", s->target_pid);
+	if (s->verbose)
+		sb_printf(&params, " hwtap_verbose=%d", s->verbose);
 	bool guest = s->vm || !kernel_takes_modules();
 	if (!guest)
 		return run_here(loader, ko, s->output_file, s->command, params.buf);

@@ -1192,6 +1192,9 @@ typedef struct {
 	ProbePoint *user_point;
 	VEC(Node *) before, after;         /* alias prologues and epilogues, outermost last */
 	const char *derivation;
+	/* for families decided at load: */
+	bool optional;                     /* a point on the way had '?' or '!' */
+	VEC(Probe *) unless;               /* probes of earlier '!' alternatives on the way */
 } Expansion;
 
 static void add_derived(Ctx *c, Expansion *e, ProbePoint *pp, const ProbeFamily *f,
@@ -1210,6 +1213,11 @@ static void add_derived(Ctx *c, Expansion *e, ProbePoint *pp, const ProbeFamily 
 	point->optional = point->sufficient = false;
 	vec_push(&d->points, point);
 	d->derivation = e->derivation;
+	if (f->decided_at_load) {
+		d->load_optional = e->optional || pp->optional;
+		for (int i = 0; i < e->unless.len; i++)
+			vec_push(&d->unless, e->unless.data[i]);
+	}
 	/* the first probe derived from a user probe takes its body; later ones a copy */
 	Node *user_body = e->user->body_taken ? copy_node(e->user->body) : e->user->body;
 	e->user->body_taken = true;
@@ -1260,6 +1268,28 @@ static bool same_component(Component *a, Component *b)
 
 static int expand(Ctx *c, Expansion *e, ProbePoint *pp, int depth);
 
+/* A '!' point's probes, derived from FIRST on: whether they are all decided when the
+ * module starts. Then the alternatives after it are kept, each to be skipped there if
+ * one of these is created (appended to SUFFICIENT); else pass 2 stops at the point. */
+static bool sufficient_at_load(Ctx *c, int first, Vec *sufficient)
+{
+	for (int i = first; i < c->s->probes.len; i++)
+		if (!((Probe *)c->s->probes.data[i])->family->decided_at_load)
+			return false;
+	for (int i = first; i < c->s->probes.len; i++)
+		vec_push(sufficient, c->s->probes.data[i]);
+	return true;
+}
+
+static void set_unless(Expansion *inner, const Expansion *outer, const Vec *sufficient)
+{
+	inner->unless = (Vec){0};
+	for (int i = 0; i < outer->unless.len; i++)
+		vec_push(&inner->unless, outer->unless.data[i]);
+	for (int i = 0; i < sufficient->len; i++)
+		vec_push(&inner->unless, sufficient->data[i]);
+}
+
 /* pp = alias name + suffix: expand each of the alias's points with the suffix appended. */
 static int expand_alias(Ctx *c, Expansion *e, ProbePoint *pp, Probe *alias, ProbePoint *name,
 			int depth)
@@ -1279,8 +1309,12 @@ static int expand_alias(Ctx *c, Expansion *e, ProbePoint *pp, Probe *alias, Prob
 	if (alias->epilogue_body)
 		vec_push(&inner.after, alias->epilogue_body);
 	alias->script->used = true;
+	Vec sufficient = {0};
 	for (int i = 0; i < alias->points.len; i++) {
 		ProbePoint *target = alias->points.data[i];
+		inner.optional = e->optional || target->optional;
+		set_unless(&inner, e, &sufficient);
+		int first = c->s->probes.len;
 		ProbePoint *np = xalloc(sizeof(*np));
 		*np = *target;
 		np->comps = (Vec){0};
@@ -1299,7 +1333,7 @@ static int expand_alias(Ctx *c, Expansion *e, ProbePoint *pp, Probe *alias, Prob
 			return 0;
 		}
 		found += n;
-		if (n && target->sufficient)
+		if (n && target->sufficient && !sufficient_at_load(c, first, &sufficient))
 			break;
 	}
 	return found;
@@ -1389,14 +1423,19 @@ static int expand(Ctx *c, Expansion *e, ProbePoint *pp, int depth)
 
 static void derive_probes(Ctx *c, Probe *user)
 {
+	Vec sufficient = {0};
 	for (int i = 0; i < user->points.len; i++) {
 		ProbePoint *pp = user->points.data[i];
-		Expansion e = {.user = user, .user_point = pp};
+		Expansion e = {.user = user, .user_point = pp, .optional = pp->optional};
+		set_unless(&e, &(Expansion){0}, &sufficient);
 		e.derivation = probe_point_string(pp);
 		int errors = diag_errors;
+		int first = c->s->probes.len;
 		int n = expand(c, &e, pp, 0);
-		if (n > 0 && pp->sufficient)
+		if (n > 0 && pp->sufficient && !sufficient_at_load(c, first, &sufficient))
 			break;
+		if (n > 0 && pp->sufficient)
+			continue;
 		if (n > 0 || diag_errors > errors)
 			continue;
 		if (pp->optional) {
@@ -1419,6 +1458,25 @@ static void derive_probes(Ctx *c, Probe *user)
 		else
 			error_at(pp->tok, "unknown probe point '%s'", probe_point_string(pp));
 	}
+}
+
+/* How messages name derived probe P: the point as the script wrote it, and when that point
+ * made more than one probe (alternatives, or an alias's several targets) also the one
+ * this is, as the innermost alias wrote it: "my.cycles (perf.hw.cpu_cycles)". */
+const char *probe_name(Session *s, Probe *p)
+{
+	const char *user = probe_point_string(p->user_point);
+	int siblings = 0;
+	for (int i = 0; i < s->probes.len; i++)
+		siblings += ((Probe *)s->probes.data[i])->user_point == p->user_point;
+	const char *last = p->derivation, *prev = NULL;
+	for (const char *a = strstr(last, " <- "); a; a = strstr(a + 4, " <- ")) {
+		prev = last;
+		last = a + 4;
+	}
+	if (siblings < 2 || !prev)
+		return user;
+	return xformat("%s (%.*s)", user, (int)(last - 4 - prev), prev);
 }
 
 /* ---- the rounds ---------------------------------------------------------------------------- */

@@ -955,6 +955,19 @@ static int perf_count(Session *s)
 	return n;
 }
 
+/* The index in hwtap_perfs of the perf probe P. */
+static int perf_index(Session *s, Probe *p)
+{
+	int n = 0;
+	PerfEvent ev;
+	for (int i = 0; i < s->probes.len; i++) {
+		if (s->probes.data[i] == p)
+			return n;
+		n += in_perf_table(s->probes.data[i], &ev);
+	}
+	unreachable();
+}
+
 /* @perf("NAME"): the index in hwtap_perfs of the counter NAME (pass 2 checked it). */
 static int perf_counter_index(Session *s, const char *name)
 {
@@ -1016,7 +1029,7 @@ static int perf_table(Gen *g, Session *s)
 			continue;
 		if (!n++)
 			tr_line(g, "static struct hwtap_perf hwtap_perfs[%d] = {", perf_count(s));
-		const char *up = probe_point_string(p->user_point);
+		const char *up = probe_name(s, p);
 		Token *t = p->user_point->tok;
 		char *at = xformat("%s:%d:%d", t->file->name, t->line, t->col);
 		tr_line(g, "	{");
@@ -1026,6 +1039,14 @@ static int perf_table(Gen *g, Session *s)
 		tr_line(g, "		.cpu = %d,", ev.cpu);
 		if (ev.target)
 			tr_line(g, "		.target = true,");
+		if (p->load_optional)
+			tr_line(g, "		.optional = true,");
+		if (p->unless.len) {
+			StrBuf u = {0};
+			for (int j = 0; j < p->unless.len; j++)
+				sb_printf(&u, "%d, ", perf_index(s, p->unless.data[j]));
+			tr_line(g, "		.unless = (const int []){ %s-1 },", u.buf);
+		}
 		if (!ev.counter)
 			tr_line(g, "		.handler = perf_%d_fire,", i);
 		tr_line(g, "	},");

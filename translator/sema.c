@@ -32,6 +32,7 @@ typedef struct {
 	bool in_defined;            /* inside @defined(): a missing $var is not an error */
 	bool slice_ok;              /* '*' keys: while walking delete, 'in' and foreach keys */
 	bool in_condition;          /* walking a probe point's if (...) */
+	Node *discarded;            /* an expression whose value nothing uses (a statement) */
 	VEC(char *) undeclared;     /* arrays reported as undeclared, once per name */
 	VEC(Token *) warned;        /* never-assigned warnings given, once per place */
 } Ctx;
@@ -734,6 +735,23 @@ static Type walk_lvalue(Ctx *c, Node *n, Type want)
 	return t;
 }
 
+/* x++ and x += y write x, and read it too when their value is used (as SystemTap
+ * counts it for the end-of-run print of globals written but never read). */
+static void used_as_value(Ctx *c, Node *n)
+{
+	if (c->discarded != n && n->lhs->sym)
+		n->lhs->sym->read = true;
+}
+
+/* N, whose value nothing uses: a statement, a for loop's first and third parts. */
+static Type walk_discarded(Ctx *c, Node *n)
+{
+	c->discarded = n;
+	Type t = walk(c, n, TY_UNKNOWN);
+	c->discarded = NULL;
+	return t;
+}
+
 static Type walk_assign(Ctx *c, Node *n, Type want)
 {
 	const char *op = n->op;
@@ -782,6 +800,7 @@ static Type walk_assign(Ctx *c, Node *n, Type want)
 	t = !strcmp(op, ".=") ? TY_STRING : TY_LONG;
 	walk_lvalue(c, n->lhs, t);
 	walk(c, n->rhs, t);
+	used_as_value(c, n);
 	if (c->report && t == TY_LONG && (!strcmp(op, "/=") || !strcmp(op, "%=")) &&
 	    n->rhs->kind == N_NUM && n->rhs->num == 0)
 		error_at(n->rhs->tok, "division by zero");
@@ -937,6 +956,7 @@ static Type walk(Ctx *c, Node *n, Type want)
 		if (!is_lvalue(n->lhs) && c->report)
 			error_at(n->lhs->tok, "'%s' needs a variable or an array element", n->op);
 		walk_lvalue(c, n->lhs, TY_LONG);
+		used_as_value(c, n);
 		t = TY_LONG;
 		break;
 	case N_CONCAT:
@@ -1083,7 +1103,7 @@ static void walk_stmt(Ctx *c, Node *n)
 			walk_stmt(c, n->args.data[i]);
 		return;
 	case N_EXPR_STMT: {
-		Type t = walk(c, n->lhs, TY_UNKNOWN);
+		Type t = walk_discarded(c, n->lhs);
 		if (t == TY_HIST && c->report)
 			error_at(n->lhs->tok, "a histogram can only be printed, indexed or "
 				 "iterated with foreach");
@@ -1104,11 +1124,11 @@ static void walk_stmt(Ctx *c, Node *n)
 	case N_WHILE:
 	case N_FOR:
 		if (n->init)
-			walk(c, n->init, TY_UNKNOWN);
+			walk_discarded(c, n->init);
 		if (n->cond)
 			walk_cond(c, n->cond);
 		if (n->inc)
-			walk(c, n->inc, TY_UNKNOWN);
+			walk_discarded(c, n->inc);
 		c->loop_depth++;
 		walk_stmt(c, n->body);
 		c->loop_depth--;

@@ -387,6 +387,13 @@ typedef struct PerfEvent {
 	bool target;                     /* .process: the target process and its children */
 } PerfEvent;
 
+/* PERF_EXCL_* and the perf_event_attr field each stands for; ends with {0, NULL}. */
+typedef struct PerfExclude {
+	unsigned bit;
+	const char *field;
+} PerfExclude;
+extern const PerfExclude perf_excludes[];
+
 const char *perf_point_event(ProbePoint *pp, PerfEvent *ev);
 char *perf_attr_string(const PerfEvent *ev);     /* "type 4 config 0xc0 ...", for -p2 */
 

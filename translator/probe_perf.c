@@ -240,17 +240,16 @@ const char *perf_point_event(ProbePoint *pp, PerfEvent *ev)
 	return NULL;
 }
 
+const PerfExclude perf_excludes[] = {
+	{PERF_EXCL_USER, "exclude_user"}, {PERF_EXCL_KERNEL, "exclude_kernel"},
+	{PERF_EXCL_HV, "exclude_hv"}, {PERF_EXCL_IDLE, "exclude_idle"},
+	{PERF_EXCL_HOST, "exclude_host"}, {PERF_EXCL_GUEST, "exclude_guest"},
+	{0, NULL},
+};
+
 /* EV as the perf_event_attr fields it sets, for -p2: "type 4 config 0xc0 ...". */
 char *perf_attr_string(const PerfEvent *ev)
 {
-	static const struct {
-		unsigned bit;
-		const char *name;
-	} excludes[] = {
-		{PERF_EXCL_USER, "exclude_user"}, {PERF_EXCL_KERNEL, "exclude_kernel"},
-		{PERF_EXCL_HV, "exclude_hv"}, {PERF_EXCL_IDLE, "exclude_idle"},
-		{PERF_EXCL_HOST, "exclude_host"}, {PERF_EXCL_GUEST, "exclude_guest"},
-	};
 	StrBuf sb = {0};
 	sb_printf(&sb, "type %u config 0x%llx", ev->type, (unsigned long long)ev->config);
 	if (ev->config1)
@@ -263,9 +262,9 @@ char *perf_attr_string(const PerfEvent *ev)
 		sb_printf(&sb, " freq sample_freq %llu", (unsigned long long)ev->freq);
 	else
 		sb_printf(&sb, " sample_period %llu", (unsigned long long)ev->period);
-	for (size_t i = 0; i < sizeof(excludes) / sizeof(excludes[0]); i++)
-		if (ev->exclude & excludes[i].bit)
-			sb_printf(&sb, " %s", excludes[i].name);
+	for (const PerfExclude *x = perf_excludes; x->field; x++)
+		if (ev->exclude & x->bit)
+			sb_printf(&sb, " %s", x->field);
 	if (ev->precise_ip)
 		sb_printf(&sb, " precise_ip %u", ev->precise_ip);
 	if (ev->exclusive)

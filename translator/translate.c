@@ -986,22 +986,14 @@ static int perf_counter_index(Session *s, const char *name)
 /* EV as the initializer of a struct perf_event_attr. */
 static void perf_attr(Gen *g, const PerfEvent *ev)
 {
-	static const struct {
-		unsigned bit;
-		const char *field;
-	} excludes[] = {
-		{PERF_EXCL_USER, "exclude_user"}, {PERF_EXCL_KERNEL, "exclude_kernel"},
-		{PERF_EXCL_HV, "exclude_hv"}, {PERF_EXCL_IDLE, "exclude_idle"},
-		{PERF_EXCL_HOST, "exclude_host"}, {PERF_EXCL_GUEST, "exclude_guest"},
-	};
 	tr_line(g, "		.attr = { .type = %u, .config = %#llxULL,", ev->type,
 		(unsigned long long)ev->config);
 	if (ev->config1 || ev->config2)
 		tr_line(g, "			  .config1 = %#llxULL, .config2 = %#llxULL,",
 			(unsigned long long)ev->config1, (unsigned long long)ev->config2);
-	for (size_t i = 0; i < sizeof(excludes) / sizeof(excludes[0]); i++)
-		if (ev->exclude & excludes[i].bit)
-			tr_line(g, "			  .%s = 1,", excludes[i].field);
+	for (const PerfExclude *x = perf_excludes; x->field; x++)
+		if (ev->exclude & x->bit)
+			tr_line(g, "			  .%s = 1,", x->field);
 	if (ev->precise_ip)
 		tr_line(g, "			  .precise_ip = %u,", ev->precise_ip);
 	if (ev->exclusive)

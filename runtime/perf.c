@@ -25,6 +25,11 @@
  * parameter) instead: one event bound to that task with attr.inherit, so its threads and
  * the children it starts later count too (the kernel copies the event and its overflow
  * handler at fork), on whatever CPU they run; CPU hotplug does not concern them.
+ * .process("PATH") events do the same for every task that executes PATH (the same inode)
+ * while the session runs: the sched_process_exec tracepoint (found by name) queues the
+ * task, and a work item creates its event, in process context, where that may sleep.
+ * Up to HWTAP_PERF_MAX_TASKS tasks a probe; execs beyond that, or more than the queue
+ * holds at once, are counted and reported when the session stops.
  *
  * Hotplug: one dynamic CPU hotplug state per module (CPUHP_AP_ONLINE_DYN, multi-instance),
  * one instance per probe. Its online callback runs on the CPU coming up (in the hotplug
@@ -61,9 +66,20 @@
 #include <linux/sched/task.h>
 #include <linux/workqueue.h>
 
+#include <linux/binfmts.h>
+#include <linux/namei.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "tracepoint.h"
+
 #ifndef HWTAP_PERF_REFRESH_MS
 #define HWTAP_PERF_REFRESH_MS 10	/* -D HWTAP_PERF_REFRESH_MS=N: @perf's snapshot age */
 #endif
+#ifndef HWTAP_PERF_MAX_TASKS
+#define HWTAP_PERF_MAX_TASKS 1024	/* .process("PATH"): tasks followed per probe */
+#endif
+#define HWTAP_EXEC_QUEUE 64		/* execs waiting for the work item */
 
 struct hwtap_perf {
 	/* set by the generated code */
@@ -72,12 +88,16 @@ struct hwtap_perf {
 	struct perf_event_attr attr;		/* type, config, sample_period or freq */
 	int cpu;				/* the only CPU to count on, or -1 */
 	bool target;				/* .process: the target process, not CPUs */
+	const char *exec_path;			/* .process("PATH"): tasks that exec it */
 	bool optional;				/* '?' or '!': skipped if it cannot be */
 	const int *unless;			/* entries (-1 ends) that make it needless */
 	perf_overflow_handler_t handler;	/* NULL: a counting event */
 	/* the runtime's */
 	struct perf_event * __percpu *events;	/* per CPU, or */
-	struct perf_event *task_event;		/* the target's */
+	struct perf_event **tasks;		/* per task: the target's, or each exec's */
+	int ntasks, tasks_cap;
+	struct path exec;			/* exec_path, resolved at start */
+	atomic_t tasks_missed;			/* execs of exec_path not followed */
 	atomic64_t count;			/* counting: the snapshot @perf reads */
 	u64 released;				/* counting: counts of released events */
 	struct hlist_node node;			/* this probe's hotplug instance */
@@ -88,6 +108,8 @@ struct hwtap_perf {
 };
 
 static enum cpuhp_state _hwtap_perf_state;
+
+static void _hwtap_perf_unwatch_execs(void);
 
 /* Counting events: the refresher, and the lock that keeps it and releases apart. */
 static struct hwtap_perf *_hwtap_perf_table;
@@ -166,18 +188,18 @@ static void _hwtap_perf_release(struct hwtap_perf *p, unsigned int cpu)
 /* Every counting event's snapshot: released counts plus its live events' counts. */
 static void _hwtap_perf_snapshot(void)
 {
-	int i, cpu;
+	int i, t, cpu;
 
 	mutex_lock(&_hwtap_perf_lock);	/* the events stay while we read them */
 	for (i = 0; i < _hwtap_perf_n; i++) {
 		struct hwtap_perf *p = &_hwtap_perf_table[i];
 		u64 sum;
 
-		if (p->handler || (!p->events && !p->task_event))
+		if (p->handler || (!p->events && !p->ntasks))
 			continue;
 		sum = p->released;
-		if (p->task_event)
-			sum += _hwtap_perf_read(p->task_event);	/* with its children's */
+		for (t = 0; t < p->ntasks; t++)
+			sum += _hwtap_perf_read(p->tasks[t]);	/* with its children's */
 		for_each_possible_cpu(cpu) {
 			struct perf_event *event = p->events ? *per_cpu_ptr(p->events, cpu) : NULL;
 
@@ -235,12 +257,25 @@ static int _hwtap_perf_offline(unsigned int cpu, struct hlist_node *node)
 /* Releases P's events; a counting one keeps its final count for the end probes. */
 static void _hwtap_perf_stop_one(struct hwtap_perf *p)
 {
-	if (p->task_event) {
+	int t;
+
+	for (t = 0; t < p->ntasks; t++) {
 		if (!p->handler)
-			p->released += _hwtap_perf_read(p->task_event);
+			p->released += _hwtap_perf_read(p->tasks[t]);
 		/* its inherited copies go with it */
-		perf_event_release_kernel(p->task_event);
-		p->task_event = NULL;
+		perf_event_release_kernel(p->tasks[t]);
+	}
+	kfree(p->tasks);
+	p->tasks = NULL;
+	p->ntasks = p->tasks_cap = 0;
+	if (p->exec.dentry) {
+		if (atomic_read(&p->tasks_missed))
+			_hwtap_warn("%s (%s): %d processes that executed %s were not followed "
+				    "(more than HWTAP_PERF_MAX_TASKS, %d, or %d execs at once)",
+				    p->point, p->where, atomic_read(&p->tasks_missed),
+				    p->exec_path, HWTAP_PERF_MAX_TASKS, HWTAP_EXEC_QUEUE);
+		path_put(&p->exec);
+		p->exec.dentry = NULL;
 	}
 	if (p->events) {
 		/* runs the offline callback on every online CPU: counts go to released */
@@ -258,6 +293,7 @@ static void _hwtap_perf_stop(struct hwtap_perf *table, int n)
 
 	if (_hwtap_perf_state <= 0)
 		return;
+	_hwtap_perf_unwatch_execs();
 	if (_hwtap_perf_counting(table, n))
 		cancel_delayed_work_sync(&_hwtap_perf_refresher);
 	for (i = 0; i < n; i++)
@@ -280,12 +316,43 @@ static __printf(3, 4) int _hwtap_perf_failed(struct hwtap_perf *p, int rc, const
 	return rc;
 }
 
+/* An event for TASK (and its children) in P's tasks: 0 or -errno. Process context. */
+static int _hwtap_perf_add_task(struct hwtap_perf *p, struct task_struct *task)
+{
+	struct perf_event *event;
+	int rc = 0;
+
+	p->attr.size = sizeof(p->attr);
+	p->attr.inherit = 1;
+	event = perf_event_create_kernel_counter(&p->attr, -1, task, p->handler, NULL);
+	if (IS_ERR(event))
+		return PTR_ERR(event);
+	mutex_lock(&_hwtap_perf_lock);	/* the refresher reads tasks */
+	if (p->ntasks == p->tasks_cap) {
+		int cap = p->tasks_cap ? 2 * p->tasks_cap : 4;
+		struct perf_event **grown = krealloc(p->tasks, cap * sizeof(*grown), GFP_KERNEL);
+
+		if (grown) {
+			p->tasks = grown;
+			p->tasks_cap = cap;
+		}
+	}
+	if (p->ntasks < p->tasks_cap)
+		p->tasks[p->ntasks++] = event;
+	else
+		rc = -ENOMEM;
+	mutex_unlock(&_hwtap_perf_lock);
+	if (rc)
+		perf_event_release_kernel(event);
+	return rc;
+}
+
 /* A .process event on the target process. */
 static int _hwtap_perf_start_target(struct hwtap_perf *p)
 {
 	struct task_struct *task = NULL;
-	struct perf_event *event;
 	struct pid *pid;
+	int rc;
 
 	if (_hwtap_target <= 0)
 		return _hwtap_perf_failed(p, -EINVAL, ".process needs a target process: run "
@@ -296,16 +363,140 @@ static int _hwtap_perf_start_target(struct hwtap_perf *p)
 	put_pid(pid);
 	if (!task)
 		return _hwtap_perf_failed(p, -ESRCH, "no target process %ld", _hwtap_target);
-	p->attr.size = sizeof(p->attr);
-	p->attr.inherit = 1;
-	event = perf_event_create_kernel_counter(&p->attr, -1, task, p->handler, NULL);
+	rc = _hwtap_perf_add_task(p, task);
 	put_task_struct(task);
-	if (IS_ERR(event))
+	if (rc)
+		return _hwtap_perf_failed(p, rc, "cannot create its perf event (type %u, config "
+					  "%#llx) for process %ld: %s", p->attr.type,
+					  (unsigned long long)p->attr.config, _hwtap_target,
+					  _hwtap_perf_reason(rc));
+	return 0;
+}
+
+/* ---- .process("PATH"): the tasks that execute PATH ------------------------------------ */
+
+static struct {
+	struct task_struct *task;
+	struct hwtap_perf *p;
+} _hwtap_exec_queue[HWTAP_EXEC_QUEUE];
+static int _hwtap_exec_len;
+static DEFINE_SPINLOCK(_hwtap_exec_lock);
+static struct work_struct _hwtap_exec_work;
+static struct tracepoint *_hwtap_exec_tp;	/* while registered */
+
+/* sched_process_exec, in the task that executed BPRM's file (preemption off): the
+ * probes whose PATH it is queue the task for the work item. */
+static void _hwtap_perf_exec(void *data, struct task_struct *task, pid_t old_pid,
+			     struct linux_binprm *bprm)
+{
+	struct inode *inode = file_inode(bprm->file);
+	unsigned long flags;
+	bool queued = false;
+	int i;
+
+	for (i = 0; i < _hwtap_perf_n; i++) {
+		struct hwtap_perf *p = &_hwtap_perf_table[i];
+
+		if (!p->exec.dentry || !p->created || d_inode(p->exec.dentry) != inode)
+			continue;
+		spin_lock_irqsave(&_hwtap_exec_lock, flags);
+		if (_hwtap_exec_len < HWTAP_EXEC_QUEUE) {
+			_hwtap_exec_queue[_hwtap_exec_len].task = get_task_struct(task);
+			_hwtap_exec_queue[_hwtap_exec_len++].p = p;
+			queued = true;
+		} else {
+			atomic_inc(&p->tasks_missed);
+		}
+		spin_unlock_irqrestore(&_hwtap_exec_lock, flags);
+	}
+	if (queued)
+		queue_work(system_highpri_wq, &_hwtap_exec_work);
+}
+
+/* The queued execs: an event for each task, while its probe has room. */
+static void _hwtap_perf_exec_work(struct work_struct *work)
+{
+	for (;;) {
+		struct task_struct *task = NULL;
+		struct hwtap_perf *p = NULL;
+
+		spin_lock_irq(&_hwtap_exec_lock);
+		if (_hwtap_exec_len) {
+			_hwtap_exec_len--;
+			task = _hwtap_exec_queue[_hwtap_exec_len].task;
+			p = _hwtap_exec_queue[_hwtap_exec_len].p;
+		}
+		spin_unlock_irq(&_hwtap_exec_lock);
+		if (!task)
+			return;
+		if (p->ntasks >= HWTAP_PERF_MAX_TASKS || _hwtap_perf_add_task(p, task))
+			atomic_inc(&p->tasks_missed);
+		put_task_struct(task);
+	}
+}
+
+/* Starts following execs, once the probes are created: 0 or -errno. */
+static int _hwtap_perf_watch_execs(struct hwtap_perf *table, int n)
+{
+	int i, rc;
+
+	for (i = 0; i < n && !(table[i].exec_path && table[i].created); i++)
+		;
+	if (i == n)
+		return 0;
+	INIT_WORK(&_hwtap_exec_work, _hwtap_perf_exec_work);
+	_hwtap_exec_tp = _hwtap_find_tracepoint("sched_process_exec");
+	if (!_hwtap_exec_tp) {
+		_hwtap_script_error("%s (%s): this kernel has no sched_process_exec tracepoint "
+				    "to follow execs of %s with", table[i].point, table[i].where,
+				    table[i].exec_path);
+		return -ENOENT;
+	}
+	rc = tracepoint_probe_register(_hwtap_exec_tp, _hwtap_perf_exec, NULL);
+	if (rc) {
+		_hwtap_script_error("%s (%s): cannot watch the sched_process_exec tracepoint "
+				    "(%d)", table[i].point, table[i].where, rc);
+		_hwtap_exec_tp = NULL;
+	}
+	return rc;
+}
+
+/* Stops following execs: no exec handler runs, no work item, nothing queued. */
+static void _hwtap_perf_unwatch_execs(void)
+{
+	if (!_hwtap_exec_tp)
+		return;
+	tracepoint_probe_unregister(_hwtap_exec_tp, _hwtap_perf_exec, NULL);
+	/* pairs with the handlers that were running: none runs after this */
+	tracepoint_synchronize_unregister();
+	_hwtap_exec_tp = NULL;
+	cancel_work_sync(&_hwtap_exec_work);
+	while (_hwtap_exec_len)
+		put_task_struct(_hwtap_exec_queue[--_hwtap_exec_len].task);
+}
+
+/* A .process("PATH") probe: PATH resolved, and its event known to be creatable here. */
+static int _hwtap_perf_start_exec(struct hwtap_perf *p)
+{
+	struct perf_event *event;
+	int rc = kern_path(p->exec_path, LOOKUP_FOLLOW, &p->exec);
+
+	if (rc) {
+		p->exec.dentry = NULL;
+		return _hwtap_perf_failed(p, rc, "cannot find %s (%d)", p->exec_path, rc);
+	}
+	/* try it on this task: the PMU may not have the event at all */
+	p->attr.size = sizeof(p->attr);
+	event = perf_event_create_kernel_counter(&p->attr, -1, current, NULL, NULL);
+	if (IS_ERR(event)) {
+		path_put(&p->exec);
+		p->exec.dentry = NULL;
 		return _hwtap_perf_failed(p, PTR_ERR(event), "cannot create its perf event "
-					  "(type %u, config %#llx) for process %ld: %s",
+					  "(type %u, config %#llx) for a process: %s",
 					  p->attr.type, (unsigned long long)p->attr.config,
-					  _hwtap_target, _hwtap_perf_reason(PTR_ERR(event)));
-	p->task_event = event;
+					  _hwtap_perf_reason(PTR_ERR(event)));
+	}
+	perf_event_release_kernel(event);
 	return 0;
 }
 
@@ -403,12 +594,16 @@ static int _hwtap_perf_start(struct hwtap_perf *table, int n)
 			p->skipped = true;
 			continue;
 		}
-		rc = p->target ? _hwtap_perf_start_target(p) : _hwtap_perf_start_cpus(p);
+		rc = p->target ? _hwtap_perf_start_target(p) :
+		     p->exec_path ? _hwtap_perf_start_exec(p) : _hwtap_perf_start_cpus(p);
 		if (!rc)
 			p->created = true;
 		else if (!p->optional)
 			goto fail;
 	}
+	rc = _hwtap_perf_watch_execs(table, n);
+	if (rc)
+		goto fail;
 	_hwtap_perf_report_choices(table, n);
 	if (_hwtap_perf_counting(table, n))
 		queue_delayed_work(system_highpri_wq, &_hwtap_perf_refresher, 0);

@@ -385,6 +385,7 @@ typedef struct PerfEvent {
 	bool period_in_name;             /* perf.events("cycles:period=N") gave one */
 	const char *counter;             /* .counter("NAME"): counting, read with @perf */
 	bool target;                     /* .process: the target process and its children */
+	const char *process_path;        /* .process("PATH"): every task that executes it */
 } PerfEvent;
 
 /* PERF_EXCL_* and the perf_event_attr field each stands for; ends with {0, NULL}. */

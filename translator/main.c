@@ -52,8 +52,8 @@ static const char usage_text[] =
 	"\n"
 	"Pass 3 translates begin, end, error, timer and perf probes (perf.events with\n"
 	"libpfm4's names too; sampling, or counting with .counter and @perf; system-wide or\n"
-	".process) with variables, arrays, statistics, histograms, functions, try/catch,\n"
-	"regular expressions and printing; ras probes and .process(\"PATH\") come in a\n"
+	".process, .process(\"PATH\")) with variables, arrays, statistics, histograms,\n"
+	"functions, try/catch, regular expressions and printing; ras probes come in a\n"
 	"later version.\n";
 
 __attribute__((noreturn, format(printf, 1, 2)))

@@ -91,6 +91,10 @@ static void check_modifiers(ProbePoint *pp, int from)
 		} else if (!strcmp(c->name, "process")) {
 			slot = &seen_process;
 			ok = !c->has_parens || arg_is(c, N_STR);
+			if (ok && c->arg && c->arg->str[0] != '/')
+				error_at(c->arg->tok, "perf .process(\"%s\") needs an absolute path: "
+					 "the program's file on the machine the module runs on",
+					 c->arg->str);
 		} else if (!strcmp(c->name, "counter")) {
 			slot = &seen_counter;
 			ok = arg_is(c, N_STR) && c->arg->str_len > 0;
@@ -234,7 +238,7 @@ const char *perf_point_event(ProbePoint *pp, PerfEvent *ev)
 		} else if (!c->arg) {
 			ev->target = true;      /* .process */
 		} else {
-			return "perf probes with .process(\"PATH\")";
+			ev->process_path = c->arg->str;
 		}
 	}
 	return NULL;
@@ -275,5 +279,7 @@ char *perf_attr_string(const PerfEvent *ev)
 		sb_printf(&sb, " cpu %d", ev->cpu);
 	if (ev->target)
 		sb_puts(&sb, " inherit (the target process)");
+	if (ev->process_path)
+		sb_printf(&sb, " inherit (each process that executes %s)", ev->process_path);
 	return sb.buf;
 }

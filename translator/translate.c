@@ -1031,6 +1031,9 @@ static int perf_table(Gen *g, Session *s)
 		tr_line(g, "		.cpu = %d,", ev.cpu);
 		if (ev.target)
 			tr_line(g, "		.target = true,");
+		if (ev.process_path)
+			tr_line(g, "		.exec_path = %s,",
+				tr_c_string(ev.process_path, strlen(ev.process_path)));
 		if (p->load_optional)
 			tr_line(g, "		.optional = true,");
 		if (p->unless.len) {

@@ -1,14 +1,14 @@
 #!/bin/bash
-# bench/guest.sh - what the QEMU guest runner costs (translator/guest.c, via hwtap-guest):
+# bench/guest.sh - what the QEMU guest runner costs (guest/guest.c, via hwtap-guest):
 #   - extracting the uncompressed vmlinux from /boot/vmlinuz-RELEASE, cold (empty cache)
 #   - boot to poweroff for the script `true': the median of 5 runs, wall clock of the whole
 #     hwtap-guest process, and QEMU's part of it (hwtap-guest -v says)
 #   - the output channel (virtio-serial): the guest's `cat' of 1 MiB and 16 MiB of random
 #     bytes to stdout, timed in the guest with /proc/timer_list (ns), byte counts checked
-#   bench/guest.sh [HWTAP_GUEST]        (default: translator/hwtap-guest of this tree)
+#   bench/guest.sh [HWTAP_GUEST]        (default: guest/hwtap-guest of this tree)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-g=${1:-translator/hwtap-guest}
+g=${1:-guest/hwtap-guest}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -55,7 +55,7 @@ for i in \$(seq $runs); do
 	t1=\$(now); wait \$p || echo \"hwtap-run: status \$?\" >&2
 	echo \$((t1 - t0))
 done"
-translator/hwtap-guest --vm-file loader/hwtap-run --vm-file "$ko" -- "$guest_script" \
+guest/hwtap-guest --vm-file loader/hwtap-run --vm-file "$ko" -- "$guest_script" \
 	> "$tmp/guest.ns"
 awk '{ printf "%.3f\n", $1 / 1e9 }' "$tmp/guest.ns" > "$tmp/guest"
 [ "$(wc -l < "$tmp/guest")" -eq "$runs" ] || { echo "the guest baseline failed" >&2; exit 1; }

@@ -20,7 +20,7 @@ if stap_build "$tmp" stap_bench_maps "$PWD/bench/maps.stp" -D MAXACTION=1000000 
 	files+=("${stap_files[@]}")
 	stap_run='/usr/bin/staprun /root/stap_bench_maps.ko > /root/stap.$i'
 fi
-translator/hwtap-guest "${files[@]}" --timeout 600 -- "cd /root
+guest/hwtap-guest "${files[@]}" --timeout 600 -- "cd /root
 for i in \$(seq $runs); do /root/hwtap-run /root/h.ko > /root/h.\$i; ${stap_run:-true}; done
 for i in \$(seq $runs); do cat /root/h.\$i; done > /root/hwtap
 cat /root/stap.* > /root/stap 2>/dev/null || : > /root/stap

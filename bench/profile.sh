@@ -55,7 +55,7 @@ if stap_build "$tmp" stap_bench_profile "$PWD/bench/profile.stp" -D STP_NO_OVERL
 		tr '\n' ' ')\""
 fi
 HWTAP_QEMU_EXTRA="-icount shift=$shift_,align=off,sleep=off" \
-translator/hwtap-guest --vm-cpus 1 "${files[@]}" --timeout 900 -- "cd /root; mkdir -p /tmp
+guest/hwtap-guest --vm-cpus 1 "${files[@]}" --timeout 900 -- "cd /root; mkdir -p /tmp
 exec 2>&1
 for i in \$(seq $runs); do
 	echo \"bare \$($work)\"

@@ -13,7 +13,7 @@
 #   bench/transport.sh [RELEASE]      (default: the guest's, as hwtap-guest picks it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-g=translator/hwtap-guest
+g=guest/hwtap-guest
 run=loader/hwtap-run
 [ -x "$g" ] && [ -x "$run" ] || { echo "bench/transport.sh: run make first" >&2; exit 1; }
 release=${1:-$(ls -d /lib/modules/*/build | sed 's|/lib/modules/||; s|/build||' | sort -V | tail -1)}

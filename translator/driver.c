@@ -2,7 +2,7 @@
  * (macros, parse, -p1 print, tapset, elaborate, -p2 print). main.c fills the options;
  * the fuzzer calls run_front_end() directly. */
 #include "hwtap.h"
-#include "guest.h"
+#include "../guest/guest.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* main.c - the hwtap command line: options in SystemTap's spelling where they overlap. */
 #include "hwtap.h"
-#include "guest.h"
+#include "../guest/guest.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -7,7 +7,7 @@
  * hwtap-run, which stops the probes and runs the end probes; hwtap waits for it.
  */
 #include "hwtap.h"
-#include "guest.h"
+#include "../guest/guest.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -225,7 +225,7 @@ static int add_files(Guest *g, Cpio *c)
 
 static const char init_head[] =
 	"#!/bin/busybox sh\n"
-	"# /init of a hwtap guest (translator/guest_initrd.c)\n"
+	"# /init of a hwtap guest (guest/guest_initrd.c)\n"
 	"/bin/busybox echo " GUEST_INIT_MARK " >/dev/console\n"
 	"/bin/busybox mount -t proc proc /proc\n"
 	"/bin/busybox --install -s /bin\n"

@@ -33,7 +33,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define QEMU "qemu-system-x86_64"
 #define POLL_MS 20
 
 /* What in the kernel log means the kernel had a problem. */
@@ -325,7 +324,11 @@ static int check_options(Guest *g)
 	if (o->timeout_s < 0)
 		return guest_error(g, -EINVAL, "guest timeout %d s: expected a positive number",
 				   o->timeout_s);
-	g->cpus = o->cpus ? o->cpus : 2;
+	if (o->icount && o->cpus > 1)
+		return guest_error(g, -EINVAL, "--vm-icount needs 1 guest CPU (QEMU's icount "
+				   "mode runs the CPUs in turn, and hangs bringing up a second on "
+				   "x86)");
+	g->cpus = o->cpus ? o->cpus : o->icount ? 1 : 2;
 	g->mem_mb = o->mem_mb ? o->mem_mb : 512;
 	g->timeout_s = o->timeout_s;
 	return qemu_extra_options(g);
@@ -334,16 +337,18 @@ static int check_options(Guest *g)
 static int find_release(Guest *g)
 {
 	const char *why = "asked for";
+	g->arch = g->o->arch ? g->o->arch : guest_host_arch();
+	g->root = guest_arch_root(g->arch);
 	g->release = g->o->release ? guest_xstrdup(g->o->release) :
-		     guest_default_release(g->err, &why);
+		     guest_default_release(g->arch, g->err, &why);
 	if (!g->release)
 		return -ENOENT;
-	g->moddir = guest_xformat("/lib/modules/%s", g->release);
+	g->moddir = guest_xformat("%s/lib/modules/%s", g->root, g->release);
 	struct stat st;
 	if (stat(g->moddir, &st) < 0 || !S_ISDIR(st.st_mode))
 		return guest_error(g, -ENOENT, "no guest kernel release '%s': no %s", g->release,
 				   g->moddir);
-	guest_note(g, "release %s (%s)", g->release, why);
+	guest_note(g, "%s release %s (%s)", g->arch->name, g->release, why);
 	return 0;
 }
 
@@ -423,8 +428,10 @@ static char *qemu_path(Guest *g, const char *name)
 /* The QEMU command line, malloc'ed strings (free with strlist_free). */
 static void qemu_argv(Guest *g, StrList *a)
 {
-	const char *fixed[] = { QEMU, "-accel", "tcg", "-cpu", "max,vendor=GenuineIntel",
-				"-nodefaults", "-display", "none", "-no-reboot", NULL };
+	strlist_push(a, guest_xstrdup(g->arch->qemu));
+	for (const char *const *p = g->arch->machine; *p; p++)
+		strlist_push(a, guest_xstrdup(*p));
+	const char *fixed[] = { "-nodefaults", "-display", "none", "-no-reboot", NULL };
 	for (const char **p = fixed; *p; p++)
 		strlist_push(a, guest_xstrdup(*p));
 	strlist_push(a, guest_xstrdup("-m"));
@@ -438,7 +445,8 @@ static void qemu_argv(Guest *g, StrList *a)
 	/* loglevel=5, not quiet: WARNING, lockdep reports and stack traces are KERN_WARNING
 	 * and KERN_DEFAULT (4), which quiet (console level 4) would keep off the console. */
 	strlist_push(a, guest_xstrdup("-append"));
-	strlist_push(a, guest_xstrdup("console=ttyS0 loglevel=5 panic=-1 nohz=off"));
+	strlist_push(a, guest_xformat("console=%s loglevel=5 panic=-1 nohz=off",
+				      g->arch->console));
 	static const char *const chardevs[][2] = {
 		{ "console", "console.log" }, { "out", "stdout" }, { "err", "stderr" },
 	};
@@ -456,6 +464,10 @@ static void qemu_argv(Guest *g, StrList *a)
 				  "-device", "virtserialport,chardev=ctl,name=hwtap.ctl", NULL };
 	for (const char **p = devices; *p; p++)
 		strlist_push(a, guest_xstrdup(*p));
+	if (g->o->icount) {
+		strlist_push(a, guest_xstrdup("-icount"));
+		strlist_push(a, guest_xstrdup("shift=0,align=off,sleep=off"));
+	}
 	for (int i = 0; i < g->qemu_extra.n; i++)
 		strlist_push(a, guest_xstrdup(g->qemu_extra.v[i]));
 }
@@ -784,8 +796,8 @@ static int start_qemu(Guest *g, QemuRun *q)
 		return 0;
 	close(pipefd[0]);
 	q->msg_fd = -1;
-	return guest_error(g, q->pid, "cannot run " QEMU ": %s (install qemu-system-x86)",
-			   strerror(-q->pid));
+	return guest_error(g, q->pid, "cannot run %s: %s (install %s)", g->arch->qemu,
+			   strerror(-q->pid), g->arch->qemu_package);
 }
 
 /* ---- the result ----------------------------------------------------------------------- */
@@ -879,10 +891,10 @@ static int qemu_failed(Guest *g, const QemuRun *q, const Stream *out)
 	if (q->killed || (WIFEXITED(st) && WEXITSTATUS(st) == 0))
 		return 0;
 	if (WIFEXITED(st))
-		guest_error(g, 0, QEMU " failed (exit status %d)%s%s", WEXITSTATUS(st),
-			    q->msg_len ? ":\n" : "", q->msg);
+		guest_error(g, 0, "%s failed (exit status %d)%s%s", g->arch->qemu,
+			    WEXITSTATUS(st), q->msg_len ? ":\n" : "", q->msg);
 	else
-		guest_error(g, 0, QEMU " was killed by signal %d%s%s", WTERMSIG(st),
+		guest_error(g, 0, "%s was killed by signal %d%s%s", g->arch->qemu, WTERMSIG(st),
 			    q->msg_len ? ":\n" : "", q->msg);
 	return out->status ? 0 : -EIO;
 }
@@ -946,6 +958,7 @@ static int boot(Guest *g, GuestResult *r)
 static void guest_free(Guest *g)
 {
 	free(g->release);
+	free(g->root);
 	free(g->moddir);
 	free(g->workdir);
 	free(g->kernel);

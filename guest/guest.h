@@ -20,7 +20,30 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* An architecture the guest can run (guest_arch.c). */
+typedef struct GuestArch {
+	const char *name, *alias;       /* as SystemTap's -a names it, and Debian's/GNU's */
+	const char *debian;             /* Debian's architecture: amd64, arm64 */
+	const char *qemu, *qemu_package;
+	const char *machine[8];         /* QEMU's machine and CPU options, NULL-ended */
+	const char *console;            /* the serial console's device in the guest */
+	bool pvh;                       /* boot the vmlinux extracted from the bzImage */
+	int elf_machine;                /* EM_X86_64, EM_AARCH64: of its programs */
+	const char *kbuild_arch;        /* ARCH= for kbuild */
+	const char *cross_compile;      /* CROSS_COMPILE= when it is not the host's */
+} GuestArch;
+
+const GuestArch *guest_host_arch(void);
+/* By name or alias ("arm64", "aarch64"); the host's for NULL or ""; NULL if unknown. */
+const GuestArch *guest_find_arch(const char *name);
+const char *guest_arch_names(void);             /* for messages */
+bool guest_arch_is_host(const GuestArch *a);
+/* Where A's kernels are: "" for the host's (/boot, /lib/modules), else
+ * HWTAP_GUEST_ROOT/DEBIAN_ARCH. Malloc'ed. */
+char *guest_arch_root(const GuestArch *a);
+
 typedef struct GuestOptions {
+	const GuestArch *arch;  /* NULL: the host's */
 	const char *release;    /* kernel release under /lib/modules; NULL: the newest with
 				 * /boot/vmlinuz-RELEASE and a build tree */
 	int cpus;               /* 0: 2 */
@@ -32,6 +55,8 @@ typedef struct GuestOptions {
 	const char *script;     /* run by busybox sh in /root, stdin /dev/null, in a process
 				 * group of its own that stop signals are passed on to */
 	int timeout_s;          /* the guest's whole run from QEMU's start; 0: no limit */
+	bool icount;            /* QEMU's icount: time is instructions (arm64's PMU then counts
+				 * instructions too); one CPU */
 	bool keep;              /* keep the work folder and say where */
 	int verbose;            /* 1: steps and timings on err; 2: also the kernel log */
 } GuestOptions;
@@ -60,17 +85,20 @@ int guest_run(const GuestOptions *o, FILE *out, FILE *err, GuestResult *r);
 
 void guest_result_free(GuestResult *r);
 
-/* The release guest_run() boots when GuestOptions.release is NULL, malloc'ed: the running
- * kernel's when it is installed with a build tree; else the one the metapackage of the
- * running kernel's flavour depends on (linux-image-cloud-amd64 ...); else linux-image-ARCH's
- * (what a fresh Debian machine has); else the newest installed of the running flavour, of
- * the plain ARCH flavour, of any. *WHY (may be NULL) gets a static phrase saying which
- * rule chose it. NULL, and a message on ERR unless ERR is NULL, when none is usable. */
-char *guest_default_release(FILE *err, const char **why);
+/* The release guest_run() boots for ARCH (NULL: the host's) when GuestOptions.release is
+ * NULL, malloc'ed. For the host's architecture: the running kernel's when it is installed
+ * with a build tree; else the one the metapackage of the running kernel's flavour depends
+ * on (linux-image-cloud-amd64 ...); else linux-image-ARCH's (what a fresh Debian machine
+ * has); else the newest installed of the running flavour, of the plain ARCH flavour, of
+ * any. For another architecture: the newest of its plain flavour, else of any, under
+ * guest_arch_root(). *WHY (may be NULL) gets a static phrase saying which rule chose it.
+ * NULL, and a message on ERR unless ERR is NULL, when none is usable. */
+char *guest_default_release(const GuestArch *arch, FILE *err, const char **why);
 
-/* Print every release in /lib/modules, whether the guest can boot it (and what it lacks),
- * and which one is the default and why, to OUT. Returns 0, or 1 when none is usable. */
-int guest_list_kernels(FILE *out);
+/* Print every release of ARCH (under guest_arch_root()/lib/modules), whether the guest can
+ * boot it (and what it lacks), and which one is the default and why, to OUT. Returns 0,
+ * or 1 when none is usable. */
+int guest_list_kernels(const GuestArch *arch, FILE *out);
 
 /* How long the guest has to acknowledge a stop signal passed on to it. */
 #define GUEST_ANSWER_S 10

@@ -41,8 +41,10 @@ typedef struct Guest {
 	FILE *out, *err;
 	int cpus, mem_mb, timeout_s, verbose;
 	double start;                   /* guest_now() when guest_run() began */
+	const GuestArch *arch;
+	char *root;                     /* where its kernels are: "" for this machine's */
 	char *release;
-	char *moddir;                   /* /lib/modules/RELEASE */
+	char *moddir;                   /* ROOT/lib/modules/RELEASE, here */
 	char *workdir;                  /* removed at the end unless o->keep */
 	char *kernel;                   /* the PVH vmlinux, or the bzImage itself */
 	bool pvh;

@@ -114,13 +114,14 @@ static int cpio_file(Guest *g, Cpio *c, const char *path, const char *src, unsig
 
 /* ---- busybox -------------------------------------------------------------------------- */
 
-/* Whether PATH is a statically linked ELF (no PT_INTERP). */
-static bool is_static_elf(const char *path)
+/* Whether PATH is a statically linked ELF (no PT_INTERP) for MACHINE. */
+static bool is_static_elf(const char *path, int machine)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	Elf64_Ehdr eh;
 	bool ok = fd >= 0 && pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) &&
-		  !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_ident[EI_CLASS] == ELFCLASS64;
+		  !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+		  eh.e_machine == machine;
 	for (int i = 0; ok && i < eh.e_phnum; i++) {
 		Elf64_Phdr ph;
 		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + (off_t)i * eh.e_phentsize) !=
@@ -132,14 +133,25 @@ static bool is_static_elf(const char *path)
 	return ok;
 }
 
+/* busybox-static for the guest's architecture: this machine's, or the one unpacked under
+ * the architecture's root. */
 static int add_busybox(Guest *g, Cpio *c)
 {
 	static const char *const paths[] = { "/bin/busybox", "/usr/bin/busybox" };
-	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
-		if (access(paths[i], X_OK) == 0 && is_static_elf(paths[i]))
-			return cpio_file(g, c, "/bin/busybox", paths[i], 0755);
-	return guest_error(g, -ENOENT, "no statically linked busybox in /bin or /usr/bin "
-			   "(install busybox-static)");
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		char *path = guest_xformat("%s%s", g->root, paths[i]);
+		bool ok = access(path, X_OK) == 0 && is_static_elf(path, g->arch->elf_machine);
+		int rc = ok ? cpio_file(g, c, "/bin/busybox", path, 0755) : 0;
+		free(path);
+		if (ok)
+			return rc;
+	}
+	if (guest_arch_is_host(g->arch))
+		return guest_error(g, -ENOENT, "no statically linked busybox in /bin or /usr/bin "
+				   "(install busybox-static)");
+	return guest_error(g, -ENOENT, "no statically linked %s busybox in %s/bin "
+			   "(./bootstrap.sh unpacks Debian's busybox-static)", g->arch->name,
+			   g->root);
 }
 
 /* ---- modules -------------------------------------------------------------------------- */
@@ -147,8 +159,8 @@ static int add_busybox(Guest *g, Cpio *c)
 /* "kernel/x/foo.ko.xz" -> "/lib/modules/R/kernel/x/foo.ko": where it goes in the guest. */
 static char *module_guest_path(Guest *g, const char *rel)
 {
-	char *path = guest_xformat("%s/%s", g->moddir, rel);
-	char *ko = strstr(path + strlen(g->moddir), ".ko");
+	char *path = guest_xformat("/lib/modules/%s/%s", g->release, rel);
+	char *ko = strstr(path + strlen("/lib/modules/") + strlen(g->release), ".ko");
 	if (ko)
 		ko[3] = '\0';
 	return path;

@@ -39,11 +39,12 @@ static bool is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* What RELEASE lacks for the guest to boot it and hwtap to build for it, or NULL. */
-static const char *release_lacks(const char *release)
+/* What RELEASE (under ROOT, "" for this machine's) lacks for the guest to boot it and
+ * hwtap to build for it, or NULL. */
+static const char *release_lacks(const char *root, const char *release)
 {
-	char *vmlinuz = guest_xformat("/boot/vmlinuz-%s", release);
-	char *build = guest_xformat("/lib/modules/%s/build", release);
+	char *vmlinuz = guest_xformat("%s/boot/vmlinuz-%s", root, release);
+	char *build = guest_xformat("%s/lib/modules/%s/build", root, release);
 	const char *lacks = !is_file(vmlinuz) ? "no /boot/vmlinuz-RELEASE" :
 			    !is_dir(build) ? "no build tree (linux-headers-RELEASE)" : NULL;
 	free(vmlinuz);
@@ -51,19 +52,10 @@ static const char *release_lacks(const char *release)
 	return lacks;
 }
 
-static bool release_usable(const char *release)
+static bool release_usable(const char *root, const char *release)
 {
-	return release && !release_lacks(release);
+	return release && !release_lacks(root, release);
 }
-
-/* Debian's name for the architecture this hwtap was built for. */
-#if defined(__x86_64__)
-#define DEBIAN_ARCH "amd64"
-#elif defined(__aarch64__)
-#define DEBIAN_ARCH "arm64"
-#else
-#error "hwtap's guest knows Debian's kernels for amd64 and arm64 only"
-#endif
 
 /* A Debian release's flavour: what follows the version and the ABI number,
  * "6.1.0-56-cloud-amd64" -> "cloud-amd64", "6.12.117+deb12-rt-amd64" -> "rt-amd64".
@@ -122,16 +114,17 @@ static char *metapackage_release(const char *flavour)
 	return found;
 }
 
-/* The newest usable release whose flavour is FLAVOUR (any when NULL), or NULL. */
-static char *newest_release(const char *flavour)
+/* The newest usable release under ROOT whose flavour is FLAVOUR (any when NULL). */
+static char *newest_release(const char *root, const char *flavour)
 {
-	DIR *d = opendir("/lib/modules");
+	char *dir = guest_xformat("%s/lib/modules", root);
+	DIR *d = opendir(dir);
 	char *best = NULL;
 	struct dirent *e;
 	while (d && (e = readdir(d))) {
 		const char *fl = release_flavour(e->d_name);
 		if (e->d_name[0] == '.' || (flavour && (!fl || strcmp(fl, flavour))) ||
-		    !release_usable(e->d_name))
+		    !release_usable(root, e->d_name))
 			continue;
 		if (!best || strverscmp(e->d_name, best) > 0) {
 			free(best);
@@ -140,72 +133,93 @@ static char *newest_release(const char *flavour)
 	}
 	if (d)
 		closedir(d);
+	free(dir);
 	return best;
 }
 
-/* The ways to name the default release, in order; each gets the running release. */
-static char *running_release(const char *running)
+/* The ways to name the default release, in order. The first four read this machine (the
+ * running kernel, dpkg's packages): for the host's architecture only. */
+typedef struct Candidates {
+	const GuestArch *arch;
+	const char *root, *running;
+} Candidates;
+
+static char *running_release(const Candidates *c)
 {
-	return guest_xstrdup(running);
+	return guest_xstrdup(c->running);
 }
 
-static char *running_metapackage(const char *running)
+static char *running_metapackage(const Candidates *c)
 {
-	const char *flavour = release_flavour(running);
+	const char *flavour = release_flavour(c->running);
 	return flavour ? metapackage_release(flavour) : NULL;
 }
 
-static char *arch_metapackage(const char *running)
+static char *arch_metapackage(const Candidates *c)
 {
-	return metapackage_release(DEBIAN_ARCH);
+	return metapackage_release(c->arch->debian);
 }
 
-static char *newest_running_flavour(const char *running)
+static char *newest_running_flavour(const Candidates *c)
 {
-	const char *flavour = release_flavour(running);
-	return flavour ? newest_release(flavour) : NULL;
+	const char *flavour = release_flavour(c->running);
+	return flavour ? newest_release(c->root, flavour) : NULL;
 }
 
-static char *newest_arch_flavour(const char *running)
+static char *newest_arch_flavour(const Candidates *c)
 {
-	return newest_release(DEBIAN_ARCH);
+	return newest_release(c->root, c->arch->debian);
 }
 
-static char *newest_any(const char *running)
+static char *newest_any(const Candidates *c)
 {
-	return newest_release(NULL);
+	return newest_release(c->root, NULL);
 }
 
 static const struct {
-	char *(*pick)(const char *running);
-	const char *why;
+	char *(*pick)(const Candidates *c);
+	const char *why;                /* a format: %s is the Debian architecture */
+	bool host_only;
 } default_rules[] = {
-	{ running_release, "the running kernel" },
-	{ running_metapackage, "what the running kernel's flavour's metapackage depends on" },
-	{ arch_metapackage, "what linux-image-" DEBIAN_ARCH " depends on" },
-	{ newest_running_flavour, "the newest of the running kernel's flavour" },
-	{ newest_arch_flavour, "the newest of the " DEBIAN_ARCH " flavour" },
-	{ newest_any, "the newest installed" },
+	{ running_release, "the running kernel", true },
+	{ running_metapackage, "what the running kernel's flavour's metapackage depends on", true },
+	{ arch_metapackage, "what linux-image-%s depends on", true },
+	{ newest_running_flavour, "the newest of the running kernel's flavour", true },
+	{ newest_arch_flavour, "the newest of the %s flavour", false },
+	{ newest_any, "the newest installed", false },
 };
 
-char *guest_default_release(FILE *err, const char **why)
+char *guest_default_release(const GuestArch *a, FILE *err, const char **why)
 {
 	struct utsname u;
 	uname(&u);
-	for (size_t i = 0; i < sizeof(default_rules) / sizeof(default_rules[0]); i++) {
-		char *rel = default_rules[i].pick(u.release);
-		if (release_usable(rel)) {
-			if (why)
-				*why = default_rules[i].why;
-			return rel;
+	a = a ? a : guest_host_arch();
+	char *root = guest_arch_root(a);
+	Candidates c = { a, root, u.release };
+	char *rel = NULL;
+	for (size_t i = 0; i < sizeof(default_rules) / sizeof(default_rules[0]) && !rel; i++) {
+		if (default_rules[i].host_only && !guest_arch_is_host(a))
+			continue;
+		rel = default_rules[i].pick(&c);
+		if (!release_usable(root, rel)) {
+			free(rel);
+			rel = NULL;
+		} else if (why) {
+			static char because[128];
+			snprintf(because, sizeof(because), default_rules[i].why, a->debian);
+			*why = because;
 		}
-		free(rel);
 	}
-	if (err)
+	if (!rel && err && guest_arch_is_host(a))
 		fprintf(err, "hwtap: error: no guest kernel: no release in /lib/modules has both "
-			"/boot/vmlinuz-RELEASE and a build tree (install linux-image-" DEBIAN_ARCH
-			" and linux-headers-" DEBIAN_ARCH ")\n");
-	return NULL;
+			"/boot/vmlinuz-RELEASE and a build tree (install linux-image-%s and "
+			"linux-headers-%s)\n", a->debian, a->debian);
+	else if (!rel && err)
+		fprintf(err, "hwtap: error: no %s guest kernel: no release in %s/lib/modules has "
+			"both %s/boot/vmlinuz-RELEASE and a build tree (./bootstrap.sh unpacks "
+			"Debian's)\n", a->name, root, root);
+	free(root);
+	return rel;
 }
 
 static int compare_names(const void *a, const void *b)
@@ -213,12 +227,15 @@ static int compare_names(const void *a, const void *b)
 	return strverscmp(*(char *const *)a, *(char *const *)b);
 }
 
-int guest_list_kernels(FILE *out)
+int guest_list_kernels(const GuestArch *a, FILE *out)
 {
 	const char *why;
-	char *def = guest_default_release(NULL, &why);
+	a = a ? a : guest_host_arch();
+	char *def = guest_default_release(a, NULL, &why);
+	char *root = guest_arch_root(a);
+	char *dir = guest_xformat("%s/lib/modules", root);
 	StrList all = { 0 };
-	DIR *d = opendir("/lib/modules");
+	DIR *d = opendir(dir);
 	struct dirent *e;
 	while (d && (e = readdir(d)))
 		if (e->d_name[0] != '.')
@@ -228,7 +245,7 @@ int guest_list_kernels(FILE *out)
 	if (all.n)
 		qsort(all.v, all.n, sizeof(char *), compare_names);
 	for (int i = 0; i < all.n; i++) {
-		const char *lacks = release_lacks(all.v[i]);
+		const char *lacks = release_lacks(root, all.v[i]);
 		if (def && !strcmp(all.v[i], def))
 			fprintf(out, "%s  default: %s\n", all.v[i], why);
 		else if (lacks)
@@ -237,9 +254,12 @@ int guest_list_kernels(FILE *out)
 			fprintf(out, "%s\n", all.v[i]);
 	}
 	if (!def)
-		fputs("no usable kernel: install linux-image-" DEBIAN_ARCH " and linux-headers-"
-		      DEBIAN_ARCH "\n", out);
+		fprintf(out, "no usable %s kernel in %s: %s\n", a->name, dir,
+			guest_arch_is_host(a) ? "install linux-image and linux-headers" :
+			"./bootstrap.sh unpacks Debian's");
 	strlist_free(&all);
+	free(dir);
+	free(root);
 	free(def);
 	return def ? 0 : 1;
 }
@@ -563,16 +583,22 @@ static int extract_to_cache(Guest *g, const char *vmlinuz, const char *cached,
 	return rc;
 }
 
-/* The PVH vmlinux from the cache (extracted on first use), else the bzImage. */
+/* For x86: the PVH vmlinux from the cache (extracted on first use), else the bzImage.
+ * Other architectures boot their vmlinuz (an Image) as it is. */
 int guest_find_kernel(Guest *g)
 {
-	char *vmlinuz = guest_xformat("/boot/vmlinuz-%s", g->release);
+	char *vmlinuz = guest_xformat("%s/boot/vmlinuz-%s", g->root, g->release);
 	struct stat st;
 	if (stat(vmlinuz, &st) < 0) {
 		int rc = guest_error(g, -errno, "no guest kernel %s: %s", vmlinuz,
 				     strerror(errno));
 		free(vmlinuz);
 		return rc;
+	}
+	if (!g->arch->pvh) {
+		g->kernel = vmlinuz;
+		guest_note(g, "kernel: %s", vmlinuz);
+		return 0;
 	}
 	char *dir = cache_dir(g);
 	char *cached = guest_xformat("%s/vmlinux-%s-%lld-%lld", dir, g->release,

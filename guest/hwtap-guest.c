@@ -1,7 +1,7 @@
 /* hwtap-guest.c - run shell commands in hwtap's QEMU guest: a developer tool over
  * guest_run() (guest.h), and what the testsuite drives it with.
  *
- *   hwtap-guest [--vm-cpus N] [--vm-mem MB] [--vm-kernel RELEASE] [--vm-modprobe NAME]...
+ *   hwtap-guest [--vm-arch ARCH] [--vm-cpus N] [--vm-mem MB] [--vm-kernel RELEASE] [--vm-modprobe NAME]...
  *               [--vm-file SRC[:DST]]... [--timeout S] [-k] [-v] -- 'SHELL COMMANDS'
  */
 #include "guest.h"
@@ -26,6 +26,10 @@ static const char usage_text[] =
 	"Boot hwtap's throwaway QEMU guest (the stock kernel, busybox), run the commands in it\n"
 	"with busybox sh, relay their stdout and stderr, and exit with their status.\n"
 	"\n"
+	"  --vm-arch ARCH         x86_64 or arm64 (default: this machine's); arm64 boots\n"
+	"                         the kernel unpacked under /usr/local/lib/hwtap/arm64\n"
+	"  --vm-icount            QEMU's icount mode: guest time counts instructions (arm64's\n"
+	"                         PMU then counts instructions too); one CPU\n"
 	"  --vm-cpus N            guest CPUs (default 2)\n"
 	"  --vm-mem MB            guest memory (default 512)\n"
 	"  --vm-kernel RELEASE    kernel release in /boot and /lib/modules (default: as\n"
@@ -98,9 +102,12 @@ static char *join_words(char **words, int n)
 	return s;
 }
 
-enum { OPT_CPUS = 256, OPT_MEM, OPT_KERNEL, OPT_MODPROBE, OPT_FILE, OPT_TIMEOUT };
+enum { OPT_CPUS = 256, OPT_MEM, OPT_KERNEL, OPT_MODPROBE, OPT_FILE, OPT_TIMEOUT, OPT_ARCH,
+       OPT_ICOUNT };
 
 static const struct option long_options[] = {
+	{ "vm-arch", required_argument, NULL, OPT_ARCH },
+	{ "vm-icount", no_argument, NULL, OPT_ICOUNT },
 	{ "vm-cpus", required_argument, NULL, OPT_CPUS },
 	{ "vm-mem", required_argument, NULL, OPT_MEM },
 	{ "vm-kernel", required_argument, NULL, OPT_KERNEL },
@@ -119,6 +126,12 @@ static void parse_args(int argc, char **argv, GuestOptions *o)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:kvh", long_options, NULL)) != -1) {
 		switch (c) {
+		case OPT_ARCH:
+			if (!(o->arch = guest_find_arch(optarg)))
+				usage_error("--vm-arch: unknown architecture '%s': expected %s",
+					    optarg, guest_arch_names());
+			break;
+		case OPT_ICOUNT: o->icount = true; break;
 		case OPT_CPUS: o->cpus = parse_number("--vm-cpus", optarg, 1, 64); break;
 		case OPT_MEM: o->mem_mb = parse_number("--vm-mem", optarg, 128, 1 << 20); break;
 		case OPT_KERNEL: o->release = optarg; break;

@@ -8,6 +8,7 @@
  * A compiler error in generated code is a bug in hwtap, and says so.
  */
 #include "hwtap.h"
+#include "../guest/guest.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -98,8 +99,15 @@ static int run_kbuild(Session *s, const char *dir)
 		FILE *log = freopen(xformat("%s/build.log", dir), "w", stdout);
 		if (!log || dup2(fileno(stdout), 2) < 0)
 			_exit(127);
-		execlp("make", "make", "-C", s->kernel_build, xformat("M=%s", dir), "modules",
-		       (char *)NULL);
+		const GuestArch *a = s->target_arch;
+		if (a && !guest_arch_is_host(a))
+			execlp("make", "make", "-C", s->kernel_build, xformat("M=%s", dir),
+			       xformat("ARCH=%s", a->kbuild_arch),
+			       xformat("CROSS_COMPILE=%s", a->cross_compile), "modules",
+			       (char *)NULL);
+		else
+			execlp("make", "make", "-C", s->kernel_build, xformat("M=%s", dir),
+			       "modules", (char *)NULL);
 		_exit(127);
 	}
 	int status;
@@ -143,6 +151,12 @@ static void show_log_tail(const char *dir)
 
 char *build_module(Session *s, const char *module_name, const char *source)
 {
+	if (!s->kernel_build && s->target_arch && !guest_arch_is_host(s->target_arch)) {
+		char *root = guest_arch_root(s->target_arch);
+		error_plain("no %s kernel %s with a build tree under %s (./bootstrap.sh unpacks "
+			    "Debian's)", s->arch, s->kernel_release, root);
+		return NULL;
+	}
 	if (!s->kernel_build) {
 		error_plain("no build tree for kernel %s: install its headers "
 			    "(apt-get install linux-headers-%s) or name one with -r DIR",
@@ -152,6 +166,7 @@ char *build_module(Session *s, const char *module_name, const char *source)
 	uint64_t h = fnv1a(FNV1A_INIT, source, strlen(source));
 	h = fnv1a(h, s->kernel_build, strlen(s->kernel_build));
 	h = fnv1a(h, s->kernel_release, strlen(s->kernel_release));
+	h = fnv1a(h, s->arch, strlen(s->arch));
 	h = fnv1a(h, HWTAP_VERSION, strlen(HWTAP_VERSION));
 	const char *parent = runtime_parent(s);
 	h = fnv1a(h, parent, strlen(parent));

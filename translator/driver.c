@@ -50,13 +50,33 @@ static char *default_release(void)
 	static char *release;
 	static bool looked;
 	if (!looked)
-		release = guest_default_release(NULL, NULL);
+		release = guest_default_release(NULL, NULL, NULL);
 	looked = true;
 	return release;
 }
 
+/* Another architecture's kernel (-a ARCH): its release, under its guest root. */
+static void set_foreign_kernel(Session *s, const char *release)
+{
+	const GuestArch *a = s->target_arch;
+	char *root = guest_arch_root(a);
+	s->arch = a->name;
+	char *rel = release ? xstrdup(release) : guest_default_release(a, NULL, NULL);
+	s->kernel_release = rel ? rel : xformat("(no %s kernel)", a->name);
+	s->kernel_version = xstrndup(s->kernel_release, strcspn(s->kernel_release, "-"));
+	char *b = xformat("%s/lib/modules/%s/build", root, s->kernel_release);
+	s->kernel_build = rel && is_dir(b) ? b : NULL;
+	s->kconfig = NULL;
+	s->kconfig_loaded = false;
+	free(root);
+}
+
 void session_set_kernel(Session *s, const char *release_or_dir)
 {
+	if (s->target_arch && !guest_arch_is_host(s->target_arch)) {
+		set_foreign_kernel(s, release_or_dir);
+		return;
+	}
 	struct utsname u;
 	uname(&u);
 	s->arch = xstrdup(u.machine);

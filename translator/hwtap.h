@@ -26,6 +26,7 @@ typedef struct Session Session;
 typedef struct ProbeFamily ProbeFamily;
 typedef struct PointShape PointShape;
 typedef struct Macro Macro;
+struct GuestArch;                                /* guest/guest.h */
 
 /* ---- util.c: arena memory, strings, growable arrays ---------------------------------- */
 
@@ -497,7 +498,9 @@ struct Session {
 	const char *kernel_release;       /* kernel_vr */
 	const char *kernel_version;       /* kernel_v */
 	const char *kernel_build;         /* its build tree, or NULL */
-	const char *arch;
+	const char *arch;                 /* kernel ARCH's name: x86_64, arm64 */
+	const struct GuestArch *target_arch;  /* -a ARCH: built for and run in its guest;
+					   * NULL: this machine's */
 	const char *compat;               /* systemtap_v */
 	const char *tapset_dir;
 	char *kconfig;                    /* .config contents, or NULL: session_kconfig() */
@@ -510,6 +513,7 @@ struct Session {
 	long target_pid;                  /* -x: what target() returns */
 	const char *command;              /* -c: run it while the module runs */
 	bool vm;                          /* --vm: run in the QEMU guest */
+	bool vm_icount;                   /* --vm-icount: QEMU's icount, one CPU */
 	int vm_cpus, vm_mem, vm_timeout;
 	VEC(char *) vm_modprobe;
 	VEC(char *) vm_files;

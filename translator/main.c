@@ -25,6 +25,8 @@ static const char usage_text[] =
 	"  -I DIR            also search DIR for tapset .stp and .stpm files\n"
 	"  -D NAME=VALUE     set a limit (MAXACTION, MAXMAPENTRIES, ...) for the module\n"
 	"  -r RELEASE|DIR    target kernel release, or its build tree\n"
+	"  -a ARCH           build for ARCH (x86_64, arm64) and run in its QEMU guest: arm64\n"
+	"                    has a PMU to count hardware events with (also --arch, --vm-arch)\n"
 	"  -g                guru mode: allow embedded C in the script\n"
 	"  -v                more messages (repeat for more)\n"
 	"  -l PATTERN        list the probe points that match PATTERN, e.g. 'timer.*'\n"
@@ -41,8 +43,10 @@ static const char usage_text[] =
 	"                    --vm-cpus=N (2), --vm-mem=MB (512), --vm-modprobe=MODULE,\n"
 	"                    --vm-file=SRC[:DST], --vm-timeout=SECONDS (none: until the\n"
 	"                    script exits or is stopped; Ctrl-C runs its end probes)\n"
-	"      --list-kernels  list the installed kernels the guest can boot, and the\n"
-	"                    default one\n"
+	"      --list-kernels  list the installed kernels the guest can boot (of -a ARCH),\n"
+	"                    and the default one\n"
+	"      --vm-icount   run the guest under QEMU's icount, where arm64's PMU counts\n"
+	"                    instructions too (one guest CPU, about 5 times slower)\n"
 	"      --pmu=MODEL   name perf.events for libpfm4's PMU model MODEL (skx, icl,\n"
 	"                    amd64_fam19h_zen4 ...) instead of this machine's; the generic\n"
 	"                    names (cycles, instructions ...) work for every model\n"
@@ -140,6 +144,7 @@ int main(int argc, char **argv)
 	enum {
 		OPT_VERSION = 256, OPT_HELP, OPT_COMPAT, OPT_VM, OPT_VM_CPUS, OPT_VM_MEM,
 		OPT_VM_MODPROBE, OPT_VM_FILE, OPT_VM_TIMEOUT, OPT_LIST_KERNELS, OPT_PMU,
+		OPT_VM_ICOUNT,
 	};
 	static const struct option longopts[] = {
 		{"version", no_argument, NULL, OPT_VERSION},
@@ -153,6 +158,9 @@ int main(int argc, char **argv)
 		{"vm-file", required_argument, NULL, OPT_VM_FILE},
 		{"vm-timeout", required_argument, NULL, OPT_VM_TIMEOUT},
 		{"list-kernels", no_argument, NULL, OPT_LIST_KERNELS},
+		{"arch", required_argument, NULL, 'a'},
+		{"vm-arch", required_argument, NULL, 'a'},
+		{"vm-icount", no_argument, NULL, OPT_VM_ICOUNT},
 		{"pmu", required_argument, NULL, OPT_PMU},
 		{0, 0, 0, 0},
 	};
@@ -163,7 +171,8 @@ int main(int argc, char **argv)
 	const char *bad;
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:e:I:D:r:m:s:o:x:c:gkvl:L:h", longopts, NULL)) != -1) {
+	bool list_kernels = false;
+	while ((c = getopt_long(argc, argv, "+:p:e:I:D:r:m:s:o:x:c:a:gkvl:L:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': check_module_name(optarg); s.module_name = optarg; break;
 		case 's': s.bufsize_mb = positive(optarg, "-s", 4096); break;
@@ -181,6 +190,13 @@ int main(int argc, char **argv)
 		case 'I': vec_push(&s.include_dirs, optarg); break;
 		case 'D': check_define(optarg); vec_push(&s.defines, optarg); break;
 		case 'r': release = optarg; break;
+		case 'a':
+			if (!(s.target_arch = guest_find_arch(optarg)))
+				usage_error("-a: unknown architecture '%s': expected %s", optarg,
+					    guest_arch_names());
+			s.vm |= !guest_arch_is_host(s.target_arch);
+			break;
+		case OPT_VM_ICOUNT: s.vm_icount = true; break;
 		case 'g': s.guru = true; break;
 		case 'v': s.verbose++; break;
 		case 'k': s.keep_build = true; break;
@@ -192,7 +208,7 @@ int main(int argc, char **argv)
 			printf("hwtap %s (SystemTap language %s)\n", PACKAGE_VERSION, s.compat);
 			return 0;
 		case OPT_COMPAT: s.compat = optarg; break;
-		case OPT_LIST_KERNELS: return guest_list_kernels(stdout);
+		case OPT_LIST_KERNELS: list_kernels = true; break;
 		case OPT_PMU:
 			if ((bad = pmu_select_model(optarg)))
 				usage_error("--pmu: %s", bad);
@@ -207,7 +223,9 @@ int main(int argc, char **argv)
 			usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (release)
+	if (list_kernels)
+		return guest_list_kernels(s.target_arch, stdout);
+	if (release || s.target_arch)
 		session_set_kernel(&s, release);
 	if (s.command && s.target_pid)
 		usage_error("-c and -x both name the target process: use one");

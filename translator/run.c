@@ -23,19 +23,22 @@
 #define HWTAP_LIBEXECDIR "/usr/local/libexec/hwtap"
 #endif
 
-/* hwtap-run beside this build when hwtap runs from its build tree, else installed. */
-static const char *loader_path(void)
+/* hwtap-run beside this build when hwtap runs from its build tree, else installed;
+ * hwtap-run-ARCH, cross-built, for another architecture's guest. */
+static const char *loader_path(Session *s)
 {
+	const char *name = s->target_arch && !guest_arch_is_host(s->target_arch) ?
+			   xformat("hwtap-run-%s", s->target_arch->name) : "hwtap-run";
 	char exe[4096];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = '\0';
-		char *built = xformat("%s/loader/hwtap-run", HWTAP_BUILDDIR);
+		char *built = xformat("%s/loader/%s", HWTAP_BUILDDIR, name);
 		if (!strncmp(exe, HWTAP_BUILDDIR "/", strlen(HWTAP_BUILDDIR) + 1) &&
 		    !access(built, X_OK))
 			return built;
 	}
-	return HWTAP_LIBEXECDIR "/hwtap-run";
+	return xformat("%s/%s", HWTAP_LIBEXECDIR, name);
 }
 
 static bool kernel_takes_modules(void)
@@ -81,6 +84,8 @@ static int run_in_guest(Session *s, const char *loader, const char *ko, const ch
 	Vec modprobe = s->vm_modprobe;
 	vec_push(&modprobe, NULL);
 	GuestOptions o = {
+		.arch = s->target_arch,
+		.icount = s->vm_icount,
 		.release = s->kernel_release,
 		.cpus = s->vm_cpus,
 		.mem_mb = s->vm_mem,
@@ -154,10 +159,12 @@ static int run_here(const char *loader, const char *ko, const char *output,
 
 int run_module(Session *s, const char *ko, const char *name)
 {
-	const char *loader = loader_path();
+	const char *loader = loader_path(s);
 	if (access(loader, X_OK)) {
 		fprintf(stderr, "hwtap: error: the loader %s is missing; build or install "
-			"hwtap-run\n", loader);
+			"hwtap-run%s\n", loader, s->target_arch && !guest_arch_is_host(s->target_arch)
+			? " (its cross-built copy needs aarch64-linux-gnu-gcc and libelf-dev:arm64 "
+			"when configure runs)" : "");
 		return 1;
 	}
 	StrBuf params = {0};

@@ -2,7 +2,8 @@
 # bootstrap.sh - from a fresh Debian 12 checkout to a built (and optionally tested) hwtap.
 #
 #   ./bootstrap.sh          install missing packages, build, run examples/countdown.stp (in
-#                           the QEMU guest where this kernel takes no modules)
+#                           the QEMU guest where this kernel takes no modules); set up the
+#                           arm64 guest (its PMU counts hardware events) and greet from it
 #   ./bootstrap.sh check    the same, then `make check' (exits non-zero if any test fails)
 #
 # Packages are installed with apt-get (as root, or through sudo) only when some are missing,
@@ -34,6 +35,8 @@ packages=(
 	linux-headers-amd64 linux-image-amd64
 	qemu-system-x86 busybox-static
 	xz-utils                        # the guest runner extracts vmlinux from vmlinuz with it
+	# the arm64 guest (-a arm64): QEMU, the cross compiler for modules and hwtap-run
+	qemu-system-arm gcc-aarch64-linux-gnu libelf-dev:arm64 zlib1g-dev:arm64
 )
 
 missing=()
@@ -43,22 +46,63 @@ for p in "${packages[@]}"; do
 	fi
 done
 
-if [ ${#missing[@]} -gt 0 ]; then
-	say "installing: ${missing[*]}"
-	if [ "$(id -u)" -eq 0 ]; then
-		sudo=()
-	elif command -v sudo >/dev/null; then
-		sudo=(sudo)
-	else
-		echo "bootstrap.sh: missing packages (${missing[*]}) and not root, no sudo" >&2
+if [ "$(id -u)" -eq 0 ]; then
+	sudo=()
+elif command -v sudo >/dev/null; then
+	sudo=(sudo)
+else
+	sudo=(false)                    # said when something needs root
+fi
+as_root() {
+	if [ "${sudo[*]}" = false ]; then
+		echo "bootstrap.sh: $* needs root, and there is no sudo" >&2
 		exit 1
 	fi
-	export DEBIAN_FRONTEND=noninteractive
-	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update </dev/null
-	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
-		apt-get install -y --no-install-recommends "${missing[@]}" </dev/null
+	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive "$@" </dev/null
+}
+
+if [ ${#missing[@]} -gt 0 ]; then
+	say "installing: ${missing[*]}"
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		as_root dpkg --add-architecture arm64
+	fi
+	as_root apt-get update
+	as_root apt-get install -y --no-install-recommends "${missing[@]}"
 else
 	say "packages: all ${#packages[@]} installed"
+fi
+
+# The arm64 guest's kernel: Debian's linux-image and linux-headers for arm64 and its
+# busybox-static, unpacked (not installed: they are another architecture's) under
+# /usr/local/lib/hwtap/arm64, the headers tree in /usr/src beside the -common tree it
+# includes (its links reach the host's kbuild tools), and depmod run on the modules.
+arm64_root=/usr/local/lib/hwtap/arm64
+arm64_release=$(apt-cache depends linux-image-arm64:arm64 2>/dev/null |
+	sed -n 's/^ *Depends: linux-image-\(.*\):arm64$/\1/p' | head -n 1)
+if [ -z "$arm64_release" ]; then
+	say "arm64 guest: no linux-image-arm64 in apt's lists; -a arm64 will not run"
+elif [ -f "$arm64_root/boot/vmlinuz-$arm64_release" ] &&
+     [ -d "/usr/src/linux-headers-$arm64_release" ] &&
+     [ -f "$arm64_root/lib/modules/$arm64_release/modules.dep" ]; then
+	say "arm64 guest: $arm64_release unpacked in $arm64_root"
+else
+	say "arm64 guest: unpacking $arm64_release into $arm64_root"
+	common=linux-headers-${arm64_release%-arm64}-common
+	if [ "$(dpkg-query -W -f='${db:Status-Status}' "$common" 2>/dev/null || true)" != installed ]; then
+		as_root apt-get install -y --no-install-recommends "$common"
+	fi
+	debs=$(mktemp -d)
+	chmod 755 "$debs"
+	(cd "$debs" && as_root apt-get download "linux-image-$arm64_release:arm64" \
+		"linux-headers-$arm64_release:arm64" busybox-static:arm64)
+	as_root mkdir -p "$arm64_root"
+	for deb in "$debs"/*.deb; do
+		as_root dpkg-deb -x "$deb" "$arm64_root"
+	done
+	as_root rm -rf "/usr/src/linux-headers-$arm64_release"
+	as_root mv "$arm64_root/usr/src/linux-headers-$arm64_release" /usr/src/
+	as_root depmod -b "$arm64_root" "$arm64_release"
+	rm -rf "$debs"
 fi
 
 say "autoreconf -fi"
@@ -72,6 +116,13 @@ make -j2
 
 say "translator/hwtap examples/countdown.stp"
 translator/hwtap examples/countdown.stp
+
+if [ -x loader/hwtap-run-arm64 ] && [ -f "$arm64_root/boot/vmlinuz-$arm64_release" ]; then
+	say "translator/hwtap -a arm64: the arm64 guest's PMU counts cycles"
+	translator/hwtap -a arm64 -e 'probe perf.hw.cpu_cycles.counter("cycles") { }
+		probe timer.s(1) { printf("arm64 guest: %d cycles a second on 2 CPUs\n",
+					  @perf("cycles")); exit() }'
+fi
 
 if [ "$mode" = check ]; then
 	say "make check"

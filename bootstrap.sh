@@ -39,11 +39,18 @@ packages=(
 	qemu-system-arm gcc-aarch64-linux-gnu libelf-dev:arm64 zlib1g-dev:arm64
 )
 
+# PKG[:ARCH] is installed: a name without an architecture means the native one (with arm64
+# added, "libelf-dev" alone has a status for each), or an Architecture: all package.
+installed() {
+	local q=$1
+	case $q in *:*) ;; *) q="$q:$(dpkg --print-architecture)" ;; esac
+	[ "$(dpkg-query -W -f='${db:Status-Status}' "$q" 2>/dev/null || true)" = installed ] ||
+	[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null || true)" = installed ]
+}
+
 missing=()
 for p in "${packages[@]}"; do
-	if [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)" != installed ]; then
-		missing+=("$p")
-	fi
+	installed "$p" || missing+=("$p")
 done
 
 if [ "$(id -u)" -eq 0 ]; then
@@ -88,9 +95,7 @@ elif [ -f "$arm64_root/boot/vmlinuz-$arm64_release" ] &&
 else
 	say "arm64 guest: unpacking $arm64_release into $arm64_root"
 	common=linux-headers-${arm64_release%-arm64}-common
-	if [ "$(dpkg-query -W -f='${db:Status-Status}' "$common" 2>/dev/null || true)" != installed ]; then
-		as_root apt-get install -y --no-install-recommends "$common"
-	fi
+	installed "$common" || as_root apt-get install -y --no-install-recommends "$common"
 	debs=$(mktemp -d)
 	chmod 755 "$debs"
 	(cd "$debs" && as_root apt-get download "linux-image-$arm64_release:arm64" \

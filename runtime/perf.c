@@ -97,6 +97,7 @@ struct hwtap_perf {
 	struct perf_event **tasks;		/* per task: the target's, or each exec's */
 	int ntasks, tasks_cap;
 	struct path exec;			/* exec_path, resolved at start */
+	struct perf_event *held;		/* exec_path: a disabled event, start to stop */
 	atomic_t tasks_missed;			/* execs of exec_path not followed */
 	atomic64_t count;			/* counting: the snapshot @perf reads */
 	u64 released;				/* counting: counts of released events */
@@ -268,6 +269,10 @@ static void _hwtap_perf_stop_one(struct hwtap_perf *p)
 	kfree(p->tasks);
 	p->tasks = NULL;
 	p->ntasks = p->tasks_cap = 0;
+	if (p->held) {
+		perf_event_release_kernel(p->held);
+		p->held = NULL;
+	}
 	if (p->exec.dentry) {
 		if (atomic_read(&p->tasks_missed))
 			_hwtap_warn("%s (%s): %d processes that executed %s were not followed "
@@ -475,9 +480,13 @@ static void _hwtap_perf_unwatch_execs(void)
 		put_task_struct(_hwtap_exec_queue[--_hwtap_exec_len].task);
 }
 
-/* A .process("PATH") probe: PATH resolved, and its event known to be creatable here. */
+/* A .process("PATH") probe: PATH resolved, and its event known to be creatable here.
+ * The event tried on this task is kept, disabled, until the probe stops: creating and
+ * releasing events switches static keys (perf_swevent_enabled[]), which patches kernel
+ * text on every 0 <-> 1 change; holding one keeps the key on while execs come and go. */
 static int _hwtap_perf_start_exec(struct hwtap_perf *p)
 {
+	struct perf_event_attr attr = p->attr;
 	struct perf_event *event;
 	int rc = kern_path(p->exec_path, LOOKUP_FOLLOW, &p->exec);
 
@@ -485,9 +494,11 @@ static int _hwtap_perf_start_exec(struct hwtap_perf *p)
 		p->exec.dentry = NULL;
 		return _hwtap_perf_failed(p, rc, "cannot find %s (%d)", p->exec_path, rc);
 	}
-	/* try it on this task: the PMU may not have the event at all */
-	p->attr.size = sizeof(p->attr);
-	event = perf_event_create_kernel_counter(&p->attr, -1, current, NULL, NULL);
+	/* the PMU may not have the event at all */
+	attr.size = sizeof(attr);
+	attr.disabled = 1;
+	attr.inherit = 0;
+	event = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
 	if (IS_ERR(event)) {
 		path_put(&p->exec);
 		p->exec.dentry = NULL;
@@ -496,7 +507,7 @@ static int _hwtap_perf_start_exec(struct hwtap_perf *p)
 					  p->attr.type, (unsigned long long)p->attr.config,
 					  _hwtap_perf_reason(PTR_ERR(event)));
 	}
-	perf_event_release_kernel(event);
+	p->held = event;
 	return 0;
 }
 

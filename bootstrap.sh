@@ -4,7 +4,10 @@
 #   ./bootstrap.sh          install missing packages, build, run examples/countdown.stp (in
 #                           the QEMU guest where this kernel takes no modules); set up the
 #                           arm64 guest (its PMU counts hardware events) and greet from it
-#   ./bootstrap.sh check    the same, then `make check' (exits non-zero if any test fails)
+#   ./bootstrap.sh check    the same, then `make check' (exits non-zero if any test fails),
+#                           and its smoke set on Debian 12's other kernels (6.1 PREEMPT_RT,
+#                           6.12, 6.12 PREEMPT_RT), which it installs beside the default
+#                           one: `make check-kernels'. The guest keeps booting the default.
 #
 # Packages are installed with apt-get (as root, or through sudo) only when some are missing,
 # so repeated runs are fast and work offline.
@@ -47,6 +50,16 @@ installed() {
 	[ "$(dpkg-query -W -f='${db:Status-Status}' "$q" 2>/dev/null || true)" = installed ] ||
 	[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null || true)" = installed ]
 }
+
+# The kernels hwtap claims to support besides the default, for `make check-kernels'.
+test_kernels=(
+	linux-image-rt-amd64 linux-headers-rt-amd64
+	linux-image-6.12-amd64 linux-headers-6.12-amd64
+	linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64
+)
+if [ "$mode" = check ] && [ "$(dpkg --print-architecture)" = amd64 ]; then
+	packages+=("${test_kernels[@]}")
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -132,6 +145,8 @@ fi
 if [ "$mode" = check ]; then
 	say "make check"
 	make check
+	say "make check-kernels"
+	make check-kernels
 fi
 
 say "done"

@@ -89,8 +89,9 @@ static bool write_file(const char *path, const char *text)
 	return fclose(f) == 0 && ok;
 }
 
-/* Runs make in dir, its output into dir/build.log; the exit status. */
-static int run_kbuild(Session *s, const char *dir)
+/* Runs make in dir, its output into dir/build.log; the exit status. KEEP_GOING: make -k,
+ * for the feature tests, some of which are meant to fail. */
+static int run_kbuild(Session *s, const char *dir, bool keep_going)
 {
 	pid_t pid = fork();
 	if (pid < 0)
@@ -100,13 +101,14 @@ static int run_kbuild(Session *s, const char *dir)
 		if (!log || dup2(fileno(stdout), 2) < 0)
 			_exit(127);
 		const GuestArch *a = s->target_arch;
+		const char *k = keep_going ? "-k" : "-s";
 		if (a && !guest_arch_is_host(a))
-			execlp("make", "make", "-C", s->kernel_build, xformat("M=%s", dir),
+			execlp("make", "make", k, "-C", s->kernel_build, xformat("M=%s", dir),
 			       xformat("ARCH=%s", a->kbuild_arch),
 			       xformat("CROSS_COMPILE=%s", a->cross_compile), "modules",
 			       (char *)NULL);
 		else
-			execlp("make", "make", "-C", s->kernel_build, xformat("M=%s", dir),
+			execlp("make", "make", k, "-C", s->kernel_build, xformat("M=%s", dir),
 			       "modules", (char *)NULL);
 		_exit(127);
 	}
@@ -136,6 +138,98 @@ static void tidy_build_folder(const char *dir, const char *module_name)
 	closedir(d);
 }
 
+/* ---- kernel features -------------------------------------------------------------------- */
+
+/* Whether the target kernel has a build tree; says why not. */
+static bool have_build_tree(Session *s)
+{
+	if (s->kernel_build)
+		return true;
+	if (s->target_arch && !guest_arch_is_host(s->target_arch))
+		error_plain("no %s kernel %s with a build tree under %s (./bootstrap.sh unpacks "
+			    "Debian's)", s->arch, s->kernel_release,
+			    guest_arch_root(s->target_arch));
+	else
+		error_plain("no build tree for kernel %s: install its headers "
+			    "(apt-get install linux-headers-%s) or name one with -r DIR",
+			    s->kernel_release, s->kernel_release);
+	return false;
+}
+
+/* The -D flags of the target tree's features ("-DHWTAP_HAVE_X ...", "" for none): each
+ * runtime/probes/NAME.c that compiles against it defines HWTAP_HAVE_NAME. One kbuild run
+ * (make -k) compiles them all, as SystemTap's autoconf tests do; the result is cached per
+ * tree, architecture and tests. NULL, after saying why, when that cannot be done. */
+char *kernel_features(Session *s)
+{
+	if (!have_build_tree(s))
+		return NULL;
+	const char *parent = runtime_parent(s);
+	char *tests = xformat("%s/runtime/probes", parent);
+	DIR *d = opendir(tests);
+	Vec names = {0};
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (n > 2 && !strcmp(e->d_name + n - 2, ".c"))
+			vec_push(&names, xstrndup(e->d_name, n - 2));
+	}
+	if (d)
+		closedir(d);
+	if (names.len)
+		qsort(names.data, names.len, sizeof(void *), by_name);
+	uint64_t h = fnv1a(FNV1A_INIT, s->kernel_build, strlen(s->kernel_build));
+	h = fnv1a(h, s->kernel_release, strlen(s->kernel_release));
+	h = fnv1a(h, s->arch, strlen(s->arch));
+	Vec sources = {0};
+	for (int i = 0; i < names.len; i++) {
+		size_t len;
+		char *text = read_whole_file(xformat("%s/%s.c", tests, (char *)names.data[i]), &len);
+		vec_push(&sources, text ? text : "");
+		h = fnv1a(h, names.data[i], strlen(names.data[i]));
+		h = fnv1a(h, sources.data[i], strlen(sources.data[i]));
+	}
+	/* beside the module cache, not in it: its size bound counts module folders only */
+	char *cached = xformat("%s/%016llx", cache_dir("features"), (unsigned long long)h);
+	size_t len;
+	char *known = read_whole_file(cached, &len);
+	if (known)
+		return known;
+	char *dir = xformat("%s.build.%d", cached, (int)getpid());
+	StrBuf kbuild = {0}, flags = {0};
+	sb_printf(&kbuild, "obj-m :=");
+	sb_putn(&flags, "", 0);
+	if (mkdirs(dir)) {
+		error_plain("cannot create %s: %s", dir, strerror(errno));
+		return NULL;
+	}
+	for (int i = 0; i < names.len; i++) {
+		write_file(xformat("%s/hwtap_test_%s.c", dir, (char *)names.data[i]),
+			   sources.data[i]);
+		sb_printf(&kbuild, " hwtap_test_%s.o", (char *)names.data[i]);
+	}
+	sb_putc(&kbuild, '\n');
+	write_file(xformat("%s/Kbuild", dir), kbuild.buf);
+	if (names.len)
+		run_kbuild(s, dir, true);
+	struct stat st;
+	for (int i = 0; i < names.len; i++) {
+		if (stat(xformat("%s/hwtap_test_%s.o", dir, (char *)names.data[i]), &st))
+			continue;
+		char *upper = xstrdup(names.data[i]);
+		for (char *p = upper; *p; p++)
+			*p = *p >= 'a' && *p <= 'z' ? *p - 32 : *p;
+		sb_printf(&flags, "%s-DHWTAP_HAVE_%s", flags.len ? " " : "", upper);
+	}
+	cache_remove(dir);
+	if (!write_file(cached, flags.buf))
+		unlink(cached);
+	if (s->verbose)
+		fprintf(stderr, "hwtap: pass 4: kernel features of %s: %s\n", s->kernel_build,
+			*flags.buf ? flags.buf : "(none)");
+	return flags.buf;
+}
+
 static void show_log_tail(const char *dir)
 {
 	size_t len;
@@ -151,18 +245,8 @@ static void show_log_tail(const char *dir)
 
 char *build_module(Session *s, const char *module_name, const char *source)
 {
-	if (!s->kernel_build && s->target_arch && !guest_arch_is_host(s->target_arch)) {
-		char *root = guest_arch_root(s->target_arch);
-		error_plain("no %s kernel %s with a build tree under %s (./bootstrap.sh unpacks "
-			    "Debian's)", s->arch, s->kernel_release, root);
+	if (!have_build_tree(s))
 		return NULL;
-	}
-	if (!s->kernel_build) {
-		error_plain("no build tree for kernel %s: install its headers "
-			    "(apt-get install linux-headers-%s) or name one with -r DIR",
-			    s->kernel_release, s->kernel_release);
-		return NULL;
-	}
 	uint64_t h = fnv1a(FNV1A_INIT, source, strlen(source));
 	h = fnv1a(h, s->kernel_build, strlen(s->kernel_build));
 	h = fnv1a(h, s->kernel_release, strlen(s->kernel_release));
@@ -184,14 +268,18 @@ char *build_module(Session *s, const char *module_name, const char *source)
 		error_plain("cannot create the build folder %s: %s", dir, strerror(errno));
 		return NULL;
 	}
-	char *kbuild = xformat("obj-m := %s.o\nccflags-y := -I%s -Wno-declaration-after-statement"
-			       " -Wno-unused-label -Wno-unused-function\n", module_name, parent);
+	char *features = kernel_features(s);
+	if (!features)
+		return NULL;
+	char *kbuild = xformat("obj-m := %s.o\nccflags-y := -I%s %s -Wno-declaration-after-statement"
+			       " -Wno-unused-label -Wno-unused-function\n", module_name, parent,
+			       features);
 	if (!write_file(xformat("%s/%s.c", dir, module_name), source) ||
 	    !write_file(xformat("%s/Kbuild", dir), kbuild)) {
 		error_plain("cannot write into %s: %s", dir, strerror(errno));
 		return NULL;
 	}
-	int rc = run_kbuild(s, dir);
+	int rc = run_kbuild(s, dir, false);
 	if (rc != 0 || stat(ko, &st)) {
 		fprintf(stderr, "hwtap: internal error: the generated C for %s did not build "
 			"against %s (this is a bug in hwtap); the end of %s/build.log:\n",

@@ -7,7 +7,8 @@
  * SystemTap's cache_mb_limit does the same with 256, but one testsuite run adds about
  * 200 MiB of modules). A folder used in the last minute stays whatever the size, so that hwtap
  * processes working side by side (the testsuite builds in parallel) never lose a module
- * between pass 4 and loading it.
+ * between pass 4 and loading it. Beside it, hwtap/features holds one small file per kernel
+ * build tree: the flags of its kernel features (build.c), never pruned.
  */
 #include "hwtap.h"
 
@@ -29,13 +30,18 @@ typedef struct {
 	long long bytes;
 } Entry;
 
-const char *cache_root(void)
+const char *cache_dir(const char *kind)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME");
 	if (xdg && *xdg)
-		return xformat("%s/hwtap/modules", xdg);
+		return xformat("%s/hwtap/%s", xdg, kind);
 	const char *home = getenv("HOME");
-	return xformat("%s/.cache/hwtap/modules", home && *home ? home : "/tmp");
+	return xformat("%s/.cache/hwtap/%s", home && *home ? home : "/tmp", kind);
+}
+
+const char *cache_root(void)
+{
+	return cache_dir("modules");
 }
 
 void cache_touch(const char *dir)
@@ -75,6 +81,11 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 	(void)st, (void)flag, (void)f;
 	remove(path);
 	return 0;
+}
+
+void cache_remove(const char *path)
+{
+	nftw(path, remove_one, 8, FTW_DEPTH | FTW_PHYS);
 }
 
 static int least_recent_first(const void *a, const void *b)

@@ -470,12 +470,17 @@ int translate(Session *s, const char *module_name, StrBuf *out);   /* 0 or error
 /* Builds the module; returns the path of the .ko (in the cache), or NULL after saying
  * why. */
 char *build_module(Session *s, const char *module_name, const char *source);
+/* The -D flags of the target kernel's features (runtime/probes/), or NULL after saying
+ * why: "-DHWTAP_HAVE_RB_COMMIT_ONE_ARG ...". Cached per build tree. */
+char *kernel_features(Session *s);
 
 /* ---- cache.c: the module cache's folder, use times and size bound --------------------- */
 
-const char *cache_root(void);
+const char *cache_dir(const char *kind);            /* $XDG_CACHE_HOME/hwtap/KIND */
+const char *cache_root(void);                       /* the modules': cache_dir("modules") */
 void cache_touch(const char *dir);                  /* a hit: the folder is in use */
 void cache_prune(const char *keep, bool verbose);   /* after adding the folder keep */
+void cache_remove(const char *path);                /* a folder and all it holds */
 
 /* ---- run.c: pass 5 ------------------------------------------------------------------ */
 

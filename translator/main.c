@@ -45,6 +45,8 @@ static const char usage_text[] =
 	"                    script exits or is stopped; Ctrl-C runs its end probes)\n"
 	"      --list-kernels  list the installed kernels the guest can boot (of -a ARCH),\n"
 	"                    and the default one\n"
+	"      --kernel-features  print the -D flags of the target kernel's features, as\n"
+	"                    modules are built with them (for modules built by hand)\n"
 	"      --vm-icount   run the guest under QEMU's icount, where arm64's PMU counts\n"
 	"                    instructions too (one guest CPU, about 5 times slower)\n"
 	"      --pmu=MODEL   name perf.events for libpfm4's PMU model MODEL (skx, icl,\n"
@@ -144,7 +146,7 @@ int main(int argc, char **argv)
 	enum {
 		OPT_VERSION = 256, OPT_HELP, OPT_COMPAT, OPT_VM, OPT_VM_CPUS, OPT_VM_MEM,
 		OPT_VM_MODPROBE, OPT_VM_FILE, OPT_VM_TIMEOUT, OPT_LIST_KERNELS, OPT_PMU,
-		OPT_VM_ICOUNT,
+		OPT_VM_ICOUNT, OPT_KERNEL_FEATURES,
 	};
 	static const struct option longopts[] = {
 		{"version", no_argument, NULL, OPT_VERSION},
@@ -161,6 +163,7 @@ int main(int argc, char **argv)
 		{"arch", required_argument, NULL, 'a'},
 		{"vm-arch", required_argument, NULL, 'a'},
 		{"vm-icount", no_argument, NULL, OPT_VM_ICOUNT},
+		{"kernel-features", no_argument, NULL, OPT_KERNEL_FEATURES},
 		{"pmu", required_argument, NULL, OPT_PMU},
 		{0, 0, 0, 0},
 	};
@@ -171,7 +174,7 @@ int main(int argc, char **argv)
 	const char *bad;
 	int c;
 	opterr = 0;
-	bool list_kernels = false;
+	bool list_kernels = false, print_features = false;
 	while ((c = getopt_long(argc, argv, "+:p:e:I:D:r:m:s:o:x:c:a:gkvl:L:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': check_module_name(optarg); s.module_name = optarg; break;
@@ -209,6 +212,7 @@ int main(int argc, char **argv)
 			return 0;
 		case OPT_COMPAT: s.compat = optarg; break;
 		case OPT_LIST_KERNELS: list_kernels = true; break;
+		case OPT_KERNEL_FEATURES: print_features = true; break;
 		case OPT_PMU:
 			if ((bad = pmu_select_model(optarg)))
 				usage_error("--pmu: %s", bad);
@@ -227,6 +231,12 @@ int main(int argc, char **argv)
 		return guest_list_kernels(s.target_arch, stdout);
 	if (release || s.target_arch)
 		session_set_kernel(&s, release);
+	if (print_features) {
+		char *flags = kernel_features(&s);
+		if (flags)
+			puts(flags);
+		return flags ? 0 : 1;
+	}
 	if (s.command && s.target_pid)
 		usage_error("-c and -x both name the target process: use one");
 	if (list)

@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 hwtap=${1:-translator/hwtap}
 script='probe begin { println("hi"); exit() }'
-release=$(ls /lib/modules 2>/dev/null | sort -V | tail -1)
+release=$("$hwtap" --list-kernels 2>/dev/null | awk '/  default:/ { print $1 }')	# the guest's
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -36,7 +36,7 @@ files=(--vm-file "$tmp/h.ko:/root/h.ko" --vm-file loader/hwtap-run:/root/hwtap-r
        --vm-file "$tmp/faults:/root/faults")
 work="/root/faults 512 16"
 null_run=true
-release=$(ls /lib/modules | sort -V | tail -1)
+release=$("$hwtap" --list-kernels | awk '/  default:/ { print $1 }')	# the guest's
 mkdir "$tmp/nullperf"
 cp bench/nullperf.c "$tmp/nullperf/"
 echo 'obj-m := nullperf.o' > "$tmp/nullperf/Kbuild"

@@ -2,7 +2,8 @@
 # guest. After `stap_build TMP NAME SCRIPT [STAP OPTIONS...]' succeeds, TMP/NAME.ko is
 # built and the array stap_files holds the --vm-file arguments that put it, staprun,
 # stapio and their libraries into the guest (as /root/NAME.ko and their own paths). It
-# fails, saying why, when stap is missing or cannot build for the newest kernel.
+# fails, saying why, when stap is missing or cannot build for the kernel the guest boots
+# (the default of `$hwtap --list-kernels').
 #
 # SystemTap 4.8's runtime calls task_work_cancel(task, func), which 6.1.1xx kernels
 # renamed task_work_cancel_func: the build uses a copy patched for that (kernel-facts.md),
@@ -11,7 +12,8 @@
 stap_build() {
 	local tmp=$1 name=$2 script=$3 release runtime l
 	shift 3
-	release=$(ls /lib/modules 2>/dev/null | sort -V | tail -1)
+	release=$("${hwtap:-translator/hwtap}" --list-kernels 2>/dev/null |
+		  awk '/  default:/ { print $1 }')
 	if ! command -v stap > /dev/null || [ -z "$release" ]; then
 		echo "(no stap or no kernel build tree: only hwtap runs)"
 		return 1

@@ -117,6 +117,7 @@ static bool operand(PP *pp, Token **rest, Token *tok, Value *v)
 	default:
 		break;
 	}
+	*rest = tok;                  /* never past the condition's end */
 	error_at(tok, "expected kernel_v, kernel_vr, arch, systemtap_v, systemtap_privilege, "
 		 "runtime, guru_mode, CONFIG_..., $#, @# or a literal in a preprocessor "
 		 "condition, found %s", tok_describe(tok));
@@ -163,12 +164,12 @@ static bool primary(PP *pp, Token **rest, Token *tok, bool *ok)
 {
 	if (tok_is(tok, "(")) {
 		bool v = condition(pp, &tok, tok->next, ok);
-		if (!tok_is(tok, ")")) {
+		if (tok_is(tok, ")")) {
+			tok = tok->next;
+		} else if (*ok) {     /* else the condition inside has said what is wrong */
 			error_at(tok, "expected ')' in preprocessor condition, found %s",
 				 tok_describe(tok));
 			*ok = false;
-		} else {
-			tok = tok->next;
 		}
 		*rest = tok;
 		return v;

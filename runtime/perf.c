@@ -14,12 +14,8 @@
  * An event may name one CPU (perf.events("cycles:cpu=1")): then only that CPU gets it, and
  * the start fails when that CPU is not online.
  *
- * The choice between alternatives is made here, when the session starts, not in pass 2:
- * an entry may be optional (the script's point had '?' or '!'): if it cannot be created
- * here it is skipped, and one warning says which and why, unless a later alternative
- * replaced it (then only -v says so); an entry may name, in unless[], earlier entries
- * whose creation makes it unnecessary ('A !, B': B unless A). A required entry that
- * cannot be created fails the start.
+ * The choice between alternatives ('?' and '!') is made here, when the session starts,
+ * not in pass 2, by the rules of choice.h that ras probes share.
  *
  * .process events count or sample the target process (-c CMD, -x PID: the hwtap_target
  * parameter) instead: one event bound to that task with attr.inherit, so its threads and
@@ -71,6 +67,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
+#include "choice.h"
 #include "tracepoint.h"
 
 #ifndef HWTAP_PERF_REFRESH_MS
@@ -82,15 +79,12 @@
 #define HWTAP_EXEC_QUEUE 64		/* execs waiting for the work item */
 
 struct hwtap_perf {
+	struct hwtap_choice c;			/* first: its point, '?' and '!' */
 	/* set by the generated code */
-	const char *point;			/* as the script wrote it: "perf.hw.cpu_cycles" */
-	const char *where;			/* "script.stp:3:7" */
 	struct perf_event_attr attr;		/* type, config, sample_period or freq */
 	int cpu;				/* the only CPU to count on, or -1 */
 	bool target;				/* .process: the target process, not CPUs */
 	const char *exec_path;			/* .process("PATH"): tasks that exec it */
-	bool optional;				/* '?' or '!': skipped if it cannot be */
-	const int *unless;			/* entries (-1 ends) that make it needless */
 	perf_overflow_handler_t handler;	/* NULL: a counting event */
 	/* the runtime's */
 	struct perf_event * __percpu *events;	/* per CPU, or */
@@ -104,8 +98,6 @@ struct hwtap_perf {
 	struct hlist_node node;			/* this probe's hotplug instance */
 	bool starting;				/* failures fail the start */
 	int failed_cpu, failed_rc;
-	bool created, skipped;			/* at start: it runs; it was not needed */
-	char why[256];				/* why it could not be created */
 };
 
 static enum cpuhp_state _hwtap_perf_state;
@@ -244,8 +236,8 @@ static int _hwtap_perf_online(unsigned int cpu, struct hlist_node *node)
 		p->failed_rc = rc;
 		return rc;
 	}
-	_hwtap_warn("%s (%s): no perf event on CPU %u, which came online: %s", p->point,
-		    p->where, cpu, _hwtap_perf_reason(rc));
+	_hwtap_warn("%s (%s): no perf event on CPU %u, which came online: %s", p->c.point,
+		    p->c.where, cpu, _hwtap_perf_reason(rc));
 	return 0;
 }
 
@@ -277,7 +269,7 @@ static void _hwtap_perf_stop_one(struct hwtap_perf *p)
 		if (atomic_read(&p->tasks_missed))
 			_hwtap_warn("%s (%s): %d processes that executed %s were not followed "
 				    "(more than HWTAP_PERF_MAX_TASKS, %d, or %d execs at once)",
-				    p->point, p->where, atomic_read(&p->tasks_missed),
+				    p->c.point, p->c.where, atomic_read(&p->tasks_missed),
 				    p->exec_path, HWTAP_PERF_MAX_TASKS, HWTAP_EXEC_QUEUE);
 		path_put(&p->exec);
 		p->exec.dentry = NULL;
@@ -308,18 +300,7 @@ static void _hwtap_perf_stop(struct hwtap_perf *table, int n)
 }
 
 /* P could not be created: why, kept in P; an error now unless P is optional. */
-static __printf(3, 4) int _hwtap_perf_failed(struct hwtap_perf *p, int rc, const char *fmt,
-					      ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vscnprintf(p->why, sizeof(p->why), fmt, ap);
-	va_end(ap);
-	if (!p->optional)
-		_hwtap_script_error("%s (%s): %s", p->point, p->where, p->why);
-	return rc;
-}
+#define _hwtap_perf_failed(p, rc, ...) _hwtap_choice_failed(&(p)->c, rc, __VA_ARGS__)
 
 /* An event for TASK (and its children) in P's tasks: 0 or -errno. Process context. */
 static int _hwtap_perf_add_task(struct hwtap_perf *p, struct task_struct *task)
@@ -402,7 +383,7 @@ static void _hwtap_perf_exec(void *data, struct task_struct *task, pid_t old_pid
 	for (i = 0; i < _hwtap_perf_n; i++) {
 		struct hwtap_perf *p = &_hwtap_perf_table[i];
 
-		if (!p->exec.dentry || !p->created || d_inode(p->exec.dentry) != inode)
+		if (!p->exec.dentry || !p->c.created || d_inode(p->exec.dentry) != inode)
 			continue;
 		spin_lock_irqsave(&_hwtap_exec_lock, flags);
 		if (_hwtap_exec_len < HWTAP_EXEC_QUEUE) {
@@ -445,7 +426,7 @@ static int _hwtap_perf_watch_execs(struct hwtap_perf *table, int n)
 {
 	int i, rc;
 
-	for (i = 0; i < n && !(table[i].exec_path && table[i].created); i++)
+	for (i = 0; i < n && !(table[i].exec_path && table[i].c.created); i++)
 		;
 	if (i == n)
 		return 0;
@@ -453,14 +434,14 @@ static int _hwtap_perf_watch_execs(struct hwtap_perf *table, int n)
 	_hwtap_exec_tp = _hwtap_find_tracepoint("sched_process_exec");
 	if (!_hwtap_exec_tp) {
 		_hwtap_script_error("%s (%s): this kernel has no sched_process_exec tracepoint "
-				    "to follow execs of %s with", table[i].point, table[i].where,
+				    "to follow execs of %s with", table[i].c.point, table[i].c.where,
 				    table[i].exec_path);
 		return -ENOENT;
 	}
 	rc = tracepoint_probe_register(_hwtap_exec_tp, _hwtap_perf_exec, NULL);
 	if (rc) {
 		_hwtap_script_error("%s (%s): cannot watch the sched_process_exec tracepoint "
-				    "(%d)", table[i].point, table[i].where, rc);
+				    "(%d)", table[i].c.point, table[i].c.where, rc);
 		_hwtap_exec_tp = NULL;
 	}
 	return rc;
@@ -539,50 +520,6 @@ static int _hwtap_perf_start_cpus(struct hwtap_perf *p)
 	return _hwtap_perf_failed(p, rc, "cannot register for CPU hotplug (%d)", rc);
 }
 
-/* The entry of TABLE that was created and makes P needless, or NULL. */
-static struct hwtap_perf *_hwtap_perf_replacement(struct hwtap_perf *table,
-						  struct hwtap_perf *p)
-{
-	const int *u;
-
-	for (u = p->unless; u && *u >= 0; u++)
-		if (table[*u].created)
-			return &table[*u];
-	return NULL;
-}
-
-/* After the start: what the optional entries that are not running had, and why. */
-static void _hwtap_perf_report_choices(struct hwtap_perf *table, int n)
-{
-	int i, j;
-
-	for (i = 0; i < n; i++) {
-		struct hwtap_perf *p = &table[i], *instead = NULL;
-
-		if (p->created)
-			continue;
-		if (p->skipped) {
-			_hwtap_note("%s (%s) not needed: %s (%s) runs", p->point, p->where,
-				    _hwtap_perf_replacement(table, p)->point,
-				    _hwtap_perf_replacement(table, p)->where);
-			continue;
-		}
-		/* a later entry that runs in its place: one whose unless names it */
-		for (j = i + 1; j < n && !instead; j++) {
-			const int *u;
-
-			for (u = table[j].unless; u && *u >= 0; u++)
-				if (*u == i && table[j].created)
-					instead = &table[j];
-		}
-		if (instead)
-			_hwtap_note("%s (%s) cannot be created here (%s): %s (%s) runs instead",
-				    p->point, p->where, p->why, instead->point, instead->where);
-		else
-			_hwtap_warn("%s (%s) skipped: %s", p->point, p->where, p->why);
-	}
-}
-
 static int _hwtap_perf_start(struct hwtap_perf *table, int n)
 {
 	int i, rc;
@@ -601,21 +538,21 @@ static int _hwtap_perf_start(struct hwtap_perf *table, int n)
 	for (i = 0; i < n; i++) {
 		struct hwtap_perf *p = &table[i];
 
-		if (_hwtap_perf_replacement(table, p)) {
-			p->skipped = true;
+		if (_hwtap_choice_replacement(table, sizeof(*table), i)) {
+			p->c.skipped = true;
 			continue;
 		}
 		rc = p->target ? _hwtap_perf_start_target(p) :
 		     p->exec_path ? _hwtap_perf_start_exec(p) : _hwtap_perf_start_cpus(p);
 		if (!rc)
-			p->created = true;
-		else if (!p->optional)
+			p->c.created = true;
+		else if (!p->c.optional)
 			goto fail;
 	}
 	rc = _hwtap_perf_watch_execs(table, n);
 	if (rc)
 		goto fail;
-	_hwtap_perf_report_choices(table, n);
+	_hwtap_choice_report(table, sizeof(*table), n);
 	if (_hwtap_perf_counting(table, n))
 		queue_delayed_work(system_highpri_wq, &_hwtap_perf_refresher, 0);
 	return 0;

@@ -399,6 +399,22 @@ extern const PerfExclude perf_excludes[];
 const char *perf_point_event(ProbePoint *pp, PerfEvent *ev);
 char *perf_attr_string(const PerfEvent *ev);     /* "type 4 config 0xc0 ...", for -p2 */
 
+/* ---- probe_ras.c --------------------------------------------------------------------- */
+
+/* A hardware-error source: the kernel tracepoint behind a ras point and what pass 3
+ * needs to write its callback. */
+typedef struct RasSource {
+	const char *point;               /* "ras.mce" */
+	const char *tracepoint;          /* "mce_record" */
+	const char *config;              /* the kernel option without which it has none */
+	const char *header;              /* what its arguments' types need, or NULL */
+	const char *params;              /* the tracepoint's arguments, as C parameters */
+	const char *fields[24];          /* each context variable's value, in C; strings
+					  * "guid:ARG" are a guid_t * printed as text */
+} RasSource;
+
+const RasSource *ras_source(const PointShape *shape);   /* NULL: not a ras point */
+
 /* ---- pmu.c: the PMU's events by name, through libpfm4 --------------------------------- */
 
 /* Use libpfm4's model MODEL (--pmu) instead of the detected one: NULL, or why not. */

@@ -41,6 +41,21 @@ static const char *loader_path(Session *s)
 	return xformat("%s/%s", HWTAP_LIBEXECDIR, name);
 }
 
+/* hwtap-inject beside this build's hwtap, or beside the installed one; NULL if neither
+ * has it. It goes into guests of this machine's architecture (it is built for it). */
+static const char *inject_path(void)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	char *path = !strncmp(exe, HWTAP_BUILDDIR "/", strlen(HWTAP_BUILDDIR) + 1) ?
+		     xformat("%s/loader/hwtap-inject", HWTAP_BUILDDIR) :
+		     xformat("%.*s/hwtap-inject", (int)(strrchr(exe, '/') - exe), exe);
+	return access(path, X_OK) ? NULL : path;
+}
+
 static bool kernel_takes_modules(void)
 {
 	return !access("/proc/modules", F_OK) && geteuid() == 0;
@@ -78,6 +93,9 @@ static int run_in_guest(Session *s, const char *loader, const char *ko, const ch
 	Vec files = {0};
 	vec_push(&files, xformat("%s:/root/hwtap-run", loader));
 	vec_push(&files, xformat("%s:/root/%s.ko", ko, name));
+	const char *inject = inject_path();
+	if (inject && (!s->target_arch || guest_arch_is_host(s->target_arch)))
+		vec_push(&files, xformat("%s:/usr/bin/hwtap-inject", inject));
 	for (int i = 0; i < s->vm_files.len; i++)
 		vec_push(&files, s->vm_files.data[i]);
 	vec_push(&files, NULL);

@@ -386,6 +386,34 @@ static void assign(Gen *g, StrBuf *sb, Node *n)
 	sb_printf(sb, "(%s = %s)", lv.buf, tr_binary_op(op, lv.buf, rv.buf));
 }
 
+static bool is_ras(Probe *p);
+
+/* $name in a ras probe: its field in the record the handler got. Pass 2 checked that
+ * the probe's point has it. */
+static void context_var(Gen *g, StrBuf *sb, Node *n)
+{
+	if (!g->probe || !is_ras(g->probe)) {
+		tr_unsupported(n, "context variables");
+		return;
+	}
+	const char *vars = g->probe->shape->context_vars;
+	size_t len = strcspn(n->name + 1, "$");
+	int longs = 0, strings = 0;
+	for (const char *v = vars; *v; v += strcspn(v, " "), v += *v == ' ') {
+		bool is_string = !strncmp(v + strcspn(v, ":"), ":string", 7);
+		if (!strncmp(v, n->name + 1, len) && v[len] == ':') {
+			if (is_string)
+				sb_printf(sb, "rec->s[%d]", strings);
+			else
+				sb_printf(sb, "rec->v[%d]", longs);
+			return;
+		}
+		strings += is_string;
+		longs += !is_string;
+	}
+	unreachable();
+}
+
 void tr_expr(Gen *g, StrBuf *sb, Node *n)
 {
 	StrBuf a = {0}, b = {0};
@@ -486,7 +514,7 @@ void tr_expr(Gen *g, StrBuf *sb, Node *n)
 		regex_match_expr(g, sb, n);
 		return;
 	case N_TARGET:
-		tr_unsupported(n, "context variables");
+		context_var(g, sb, n);
 		return;
 	case N_AT_PERF:
 		sb_printf(sb, "_hwtap_perf_value(&hwtap_perfs[%d])",
@@ -802,7 +830,11 @@ static void probe_handler(Gen *g, Probe *p, int index, StrBuf *frames)
 	g->ntmp = 0;
 	char *pp = probe_point_string(p->points.data[0]);
 	tr_line(g, "/* %s */", p->derivation);
-	tr_line(g, "static void probe_%d(struct pt_regs *regs)", index);
+	if (is_ras(p))
+		tr_line(g, "static void probe_%d(struct pt_regs *regs, "
+			"const struct hwtap_ras_record *rec)", index);
+	else
+		tr_line(g, "static void probe_%d(struct pt_regs *regs)", index);
 	tr_line(g, "{");
 	g->indent++;
 	tr_line(g, "struct hwtap_context *c = *this_cpu_ptr(hwtap_contexts);");
@@ -827,7 +859,9 @@ static void probe_handler(Gen *g, Probe *p, int index, StrBuf *frames)
 		tr_line(g, "\tgoto skip_%d;", taken.len);
 		vec_push(&taken, xformat("_hwtap_%s_unlock(&glock_%s);", how, gl->name));
 	}
+	g->probe = p;
 	frame_body(g, ((ProbePoint *)p->points.data[0])->cond, p->body);
+	g->probe = NULL;
 	g->indent--;
 	out_label(g);
 	for (int k = taken.len - 1; k >= 0; k--)
@@ -900,6 +934,11 @@ static bool is_perf(Probe *p)
 	return !strcmp(family_of(p), "perf");
 }
 
+static bool is_ras(Probe *p)
+{
+	return !strcmp(family_of(p), "ras");
+}
+
 /* What pass 3 has no code for yet: reported once per probe. */
 static bool translatable(Probe *p)
 {
@@ -908,7 +947,7 @@ static bool translatable(Probe *p)
 	PerfEvent ev;
 	const char *why = is_perf(p) ? perf_point_event(pp, &ev) : NULL;
 	if (!strcmp(f, "begin") || !strcmp(f, "end") || !strcmp(f, "error") ||
-	    !strcmp(f, "never") || is_timer(p) || (is_perf(p) && !why))
+	    !strcmp(f, "never") || is_timer(p) || (is_perf(p) && !why) || is_ras(p))
 		return true;
 	/* at the point as the script wrote it, not in the tapset alias it went through */
 	Token *at = p->user_point->tok;
@@ -1010,6 +1049,34 @@ static void perf_attr(Gen *g, const PerfEvent *ev)
 			(unsigned long long)ev->period);
 }
 
+/* The fields of a table entry's struct hwtap_choice (runtime/choice.h): its point, and
+ * its '?' and '!'. INDEX gives an entry's place in its family's table. */
+static void choice_fields(Gen *g, Session *s, Probe *p, int (*index)(Session *, Probe *))
+{
+	const char *up = probe_name(s, p);
+	Token *t = p->user_point->tok;
+	char *at = xformat("%s:%d:%d", t->file->name, t->line, t->col);
+	tr_line(g, "		.c = { .point = %s,", tr_c_string(up, strlen(up)));
+	tr_line(g, "		       .where = %s,", tr_c_string(at, strlen(at)));
+	if (p->load_optional)
+		tr_line(g, "		       .optional = true,");
+	if (p->unless.len) {
+		StrBuf u = {0};
+		for (int j = 0; j < p->unless.len; j++) {
+			Probe *q = p->unless.data[j];
+			if (q->family != p->family) {
+				error_at(t, "'!' cannot choose between a %s point and a %s point: "
+					 "each family decides its own at start", q->family->name,
+					 p->family->name);
+				continue;
+			}
+			sb_printf(&u, "%d, ", index(s, q));
+		}
+		tr_line(g, "		       .unless = (const int []){ %s-1 },", u.buf ? u.buf : "");
+	}
+	tr_line(g, "		},");
+}
+
 /* The runtime's table of the perf probes (runtime/perf.c); how many there are. */
 static int perf_table(Gen *g, Session *s)
 {
@@ -1021,12 +1088,8 @@ static int perf_table(Gen *g, Session *s)
 			continue;
 		if (!n++)
 			tr_line(g, "static struct hwtap_perf hwtap_perfs[%d] = {", perf_count(s));
-		const char *up = probe_name(s, p);
-		Token *t = p->user_point->tok;
-		char *at = xformat("%s:%d:%d", t->file->name, t->line, t->col);
 		tr_line(g, "	{");
-		tr_line(g, "		.point = %s,", tr_c_string(up, strlen(up)));
-		tr_line(g, "		.where = %s,", tr_c_string(at, strlen(at)));
+		choice_fields(g, s, p, perf_index);
 		perf_attr(g, &ev);
 		tr_line(g, "		.cpu = %d,", ev.cpu);
 		if (ev.target)
@@ -1034,14 +1097,6 @@ static int perf_table(Gen *g, Session *s)
 		if (ev.process_path)
 			tr_line(g, "		.exec_path = %s,",
 				tr_c_string(ev.process_path, strlen(ev.process_path)));
-		if (p->load_optional)
-			tr_line(g, "		.optional = true,");
-		if (p->unless.len) {
-			StrBuf u = {0};
-			for (int j = 0; j < p->unless.len; j++)
-				sb_printf(&u, "%d, ", perf_index(s, p->unless.data[j]));
-			tr_line(g, "		.unless = (const int []){ %s-1 },", u.buf);
-		}
 		if (!ev.counter)
 			tr_line(g, "		.handler = perf_%d_fire,", i);
 		tr_line(g, "	},");
@@ -1050,6 +1105,88 @@ static int perf_table(Gen *g, Session *s)
 		tr_line(g, "};");
 		tr_line(g, "%s", "");
 	}
+	return n;
+}
+
+/* ---- ras probes (runtime/ras.c) ---------------------------------------------------- */
+
+static int ras_count(Session *s)
+{
+	int n = 0;
+	for (int i = 0; i < s->probes.len; i++)
+		n += is_ras(s->probes.data[i]);
+	return n;
+}
+
+/* The index in hwtap_ras of the ras probe P. */
+static int ras_index(Session *s, Probe *p)
+{
+	int n = 0;
+	for (int i = 0; i < s->probes.len; i++) {
+		if (s->probes.data[i] == p)
+			return n;
+		n += is_ras(s->probes.data[i]);
+	}
+	unreachable();
+}
+
+/* Probe index's tracepoint callback, which copies the event's fields into a record
+ * (guarded by the kernel option that gives the tracepoint), and its handler. */
+static void ras_callbacks(Gen *g, Probe *p, int index)
+{
+	const RasSource *src = ras_source(p->shape);
+	const char *vars = p->shape->context_vars;
+	int longs = 0, strings = 0, k = 0;
+	tr_line(g, "#if IS_ENABLED(%s)", src->config);
+	tr_line(g, "static void ras_%d_tp(void *data, %s)", index, src->params);
+	tr_line(g, "{");
+	tr_line(g, "	struct hwtap_ras_record r;");
+	for (const char *v = vars; *v; v += strcspn(v, " "), v += *v == ' ', k++) {
+		const char *e = src->fields[k];
+		if (strncmp(v + strcspn(v, ":"), ":string", 7))
+			tr_line(g, "	r.v[%d] = (int64_t)(%s);", longs++, e);
+		else if (!strncmp(e, "guid:", 5))
+			tr_line(g, "	snprintf(r.s[%d], MAXSTRINGLEN, \"%%pUl\", %s);", strings++,
+				e + 5);
+		else
+			tr_line(g, "	strscpy(r.s[%d], %s ? %s : \"\", MAXSTRINGLEN);", strings++, e,
+				e);
+	}
+	tr_line(g, "	_hwtap_ras_deliver(data, &r);");
+	tr_line(g, "}");
+	tr_line(g, "#endif");
+	tr_line(g, "%s", "");
+	tr_line(g, "static void ras_%d_run(const struct hwtap_ras_record *r)", index);
+	tr_line(g, "{");
+	tr_line(g, "	probe_%d(NULL, r);", index);
+	tr_line(g, "}");
+	tr_line(g, "%s", "");
+}
+
+/* The runtime's table of the ras probes; how many there are. */
+static int ras_table(Gen *g, Session *s)
+{
+	int n = ras_count(s);
+	if (!n)
+		return 0;
+	tr_line(g, "static struct hwtap_ras hwtap_ras[%d] = {", n);
+	for (int i = 0; i < s->probes.len; i++) {
+		Probe *p = s->probes.data[i];
+		if (!is_ras(p))
+			continue;
+		const RasSource *src = ras_source(p->shape);
+		tr_line(g, "	{");
+		choice_fields(g, s, p, ras_index);
+		tr_line(g, "		.tracepoint = \"%s\", .config = \"%s\",", src->tracepoint,
+			src->config);
+		tr_line(g, "#if IS_ENABLED(%s)", src->config);
+		tr_line(g, "		.callback = ras_%d_tp,", i);
+		tr_line(g, "#endif");
+		tr_line(g, "		.handler = ras_%d_run,", i);
+		tr_line(g, "	},");
+	}
+	tr_line(g, "};");
+	tr_line(g, "%s", "");
 	return n;
 }
 
@@ -1129,11 +1266,11 @@ static void globals_storage(Gen *g)
 
 static void session_hooks(Gen *g, Session *s)
 {
-	int nperf = perf_table(g, s);
+	int nperf = perf_table(g, s), nras = ras_table(g, s);
 	globals_storage(g);
 	tr_line(g, "static int hwtap_start(void)");
 	tr_line(g, "{");
-	if (nperf)
+	if (nperf || nras)
 		tr_line(g, "\tint rc;");
 	tr_line(g, "\thwtap_contexts = (struct hwtap_context * __percpu *)"
 		"_hwtap_contexts_alloc(sizeof(struct hwtap_context));");
@@ -1144,18 +1281,22 @@ static void session_hooks(Gen *g, Session *s)
 	tr_line(g, "\t\thwtap_contexts = NULL;");
 	tr_line(g, "\t\treturn -ENOMEM;");
 	tr_line(g, "\t}");
+	if (nras) {
+		tr_line(g, "\t/* watched before the begin probes: their records wait */");
+		tr_line(g, "\trc = _hwtap_ras_start(hwtap_ras, %d);", nras);
+		tr_line(g, "\tif (rc)");
+		tr_line(g, "\t\tgoto fail_free;");
+	}
 	tr_line(g, "\tmigrate_disable();     /* the CPU's context, but writes may wait for room */");
 	run_in_order(g, s, "begin");
 	tr_line(g, "\tmigrate_enable();");
 	if (nperf) {
 		tr_line(g, "\trc = _hwtap_perf_start(hwtap_perfs, %d);", nperf);
-		tr_line(g, "\tif (rc) {");
-		tr_line(g, "\t\t_hwtap_contexts_free((void * __percpu *)hwtap_contexts);");
-		tr_line(g, "\t\thwtap_contexts = NULL;");
-		tr_line(g, "\t\thwtap_globals_free();");
-		tr_line(g, "\t\treturn rc;");
-		tr_line(g, "\t}");
+		tr_line(g, "\tif (rc)");
+		tr_line(g, "\t\tgoto fail_%s;", nras ? "ras" : "free");
 	}
+	if (nras)
+		tr_line(g, "\t_hwtap_ras_go();");
 	for (int i = 0; i < s->probes.len; i++) {
 		if (!is_timer(s->probes.data[i]))
 			continue;
@@ -1167,6 +1308,17 @@ static void session_hooks(Gen *g, Session *s)
 		     i, (long long)ns);
 	}
 	tr_line(g, "\treturn 0;");
+	if (nras) {
+		tr_line(g, "fail_ras: __attribute__((unused));");
+		tr_line(g, "\t_hwtap_ras_stop(hwtap_ras, %d);", nras);
+	}
+	if (nperf || nras) {
+		tr_line(g, "fail_free: __attribute__((unused));");
+		tr_line(g, "\t_hwtap_contexts_free((void * __percpu *)hwtap_contexts);");
+		tr_line(g, "\thwtap_contexts = NULL;");
+		tr_line(g, "\thwtap_globals_free();");
+		tr_line(g, "\treturn rc;");
+	}
 	tr_line(g, "}");
 	tr_line(g, "%s", "");
 	tr_line(g, "static void hwtap_stop(void)");
@@ -1174,6 +1326,8 @@ static void session_hooks(Gen *g, Session *s)
 	for (int i = 0; i < s->probes.len; i++)
 		if (is_timer(s->probes.data[i]))
 			tr_line(g, "\thrtimer_cancel(&timer_%d);", i);
+	if (nras)
+		tr_line(g, "\t_hwtap_ras_stop(hwtap_ras, %d);", nras);
 	if (nperf)
 		tr_line(g, "\t_hwtap_perf_stop(hwtap_perfs, %d);", nperf);
 	tr_line(g, "}");
@@ -1226,6 +1380,18 @@ static void prologue(Gen *g, Session *s, const char *name)
 		tr_line(g, "#include \"runtime/perf.c\"");
 		tr_line(g, "static struct hwtap_perf hwtap_perfs[%d];", nperf);
 	}
+	int nras = ras_count(s);
+	if (nras) {
+		tr_line(g, "#include \"runtime/ras.c\"");
+		tr_line(g, "static struct hwtap_ras hwtap_ras[%d];", nras);
+	}
+	for (int i = 0; i < s->probes.len; i++) {
+		Probe *p = s->probes.data[i];
+		const RasSource *src = is_ras(p) ? ras_source(p->shape) : NULL;
+		if (src && src->header)
+			tr_line(g, "#if IS_ENABLED(%s)\n#include <%s>\n#endif", src->config,
+				src->header);
+	}
 	tr_line(g, "%s", "");
 	for (int i = 0; i < s->tapsets.len; i++) {
 		Script *sc = s->tapsets.data[i];
@@ -1260,6 +1426,8 @@ int translate(Session *s, const char *module_name, StrBuf *out)
 			timer(&g, p, i);
 		if (is_perf(p))
 			perf_handler(&g, i);
+		if (is_ras(p))
+			ras_callbacks(&g, p, i);
 	}
 	session_hooks(&g, s);
 	tr_line(&g, "%s", "");

@@ -15,6 +15,7 @@ typedef struct {
 	StrBuf *decl;          /* the current frame's struct members (locals, temporaries) */
 	int ntmp;
 	Function *func;        /* NULL in a probe */
+	Probe *probe;          /* the probe whose handler this is, NULL in a function */
 	int indent;
 	StrBuf pre;            /* a print call's arguments, computed in order */
 	int nargs;

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * hwtap-inject - raise hardware-error events for ras probes to see, on a test machine.
+ *
+ *   hwtap-inject mce [--cpu N] --bank B --status S [--addr A] [--misc M] [--hw]
+ *       a machine-check record through the kernel's mce-inject module (its debugfs files
+ *       in /sys/kernel/debug/mce-inject): the software path by default, which hands the
+ *       record to the kernel's MCE logging as if a bank had reported it; --hw raises a
+ *       real #MC exception on the CPU (it needs an Intel CPU model, and in a guest
+ *       monarch_timeout 0: see hwtap-ras(7)). Writing the bank file injects, so it goes
+ *       last.
+ *   hwtap-inject hwpoison
+ *       takes one page of its own memory out of service with madvise(MADV_HWPOISON), as
+ *       the kernel does for a page with an uncorrectable error, and prints pfn=0x... of
+ *       it (read from /proc/self/pagemap before, which needs CAP_SYS_ADMIN).
+ *
+ * Exit status 0, or 1 after a message naming what failed. A static program: it is copied
+ * into the guest as it is.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEBUGFS "/sys/kernel/debug"
+#define INJECT DEBUGFS "/mce-inject"
+
+static const char usage[] =
+	"usage: hwtap-inject mce [--cpu N] --bank B --status S [--addr A] [--misc M] [--hw]\n"
+	"       hwtap-inject hwpoison\n";
+
+static __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("hwtap-inject: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* A number as C writes it (0x..., 0..., decimal), all of it. */
+static uint64_t number(const char *opt, const char *s)
+{
+	char *end;
+
+	errno = 0;
+	uint64_t v = strtoull(s, &end, 0);
+	if (!*s || *end || errno || *s == '-')
+		die("%s wants a number (decimal or 0x...), not '%s'", opt, s);
+	return v;
+}
+
+/* VALUE into the debugfs file FILE, with the newline that mce-inject's parsers strip. */
+static void put(const char *file, const char *value)
+{
+	char path[128], line[64];
+
+	snprintf(path, sizeof(path), "%s/%s", INJECT, file);
+	int fd = open(path, O_WRONLY);
+	if (fd < 0)
+		die("cannot open %s: %s", path, strerror(errno));
+	int len = snprintf(line, sizeof(line), "%s\n", value);
+	if (write(fd, line, len) < 0)
+		die("writing %s to %s: %s", value, path, strerror(errno));
+	close(fd);
+}
+
+static void put_number(const char *file, uint64_t v)
+{
+	char s[32];
+
+	snprintf(s, sizeof(s), "0x%" PRIx64, v);
+	put(file, s);
+}
+
+/* Whether debugfs is mounted on DEBUGFS: its root's device differs from its parent's. */
+static bool debugfs_mounted(void)
+{
+	struct stat a, b;
+
+	return !stat(DEBUGFS, &a) && !stat("/sys/kernel", &b) && a.st_dev != b.st_dev;
+}
+
+static int inject_mce(int argc, char **argv)
+{
+	const char *opts[] = {"--cpu", "--bank", "--status", "--addr", "--misc"};
+	uint64_t v[5] = {0};
+	bool given[5] = {false}, hw = false;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--hw")) {
+			hw = true;
+			continue;
+		}
+		size_t k;
+		for (k = 0; k < 5 && strcmp(argv[i], opts[k]); k++)
+			;
+		if (k == 5)
+			die("mce: unknown option '%s'\n%s", argv[i], usage);
+		if (i + 1 == argc)
+			die("mce: %s wants a value", argv[i]);
+		v[k] = number(argv[i], argv[i + 1]);
+		given[k] = true;
+		i++;
+	}
+	if (!given[1] || !given[2])
+		die("mce: --bank and --status are required\n%s", usage);
+	if (access(INJECT, F_OK)) {
+		if (!debugfs_mounted())
+			die("debugfs is not mounted on %s (mount -t debugfs none %s)", DEBUGFS,
+			    DEBUGFS);
+		die("%s does not exist: load the kernel's mce-inject module (modprobe "
+		    "mce-inject)", INJECT);
+	}
+	put("flags", hw ? "hw" : "sw");
+	if (given[0])
+		put_number("cpu", v[0]);
+	put_number("status", v[2]);
+	put_number("addr", v[3]);
+	put_number("misc", v[4]);
+	put_number("bank", v[1]);	/* injects */
+	return 0;
+}
+
+static int inject_hwpoison(void)
+{
+	long size = sysconf(_SC_PAGESIZE);
+	volatile char *page = mmap(NULL, size, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t entry = 0;
+
+	if (page == MAP_FAILED)
+		die("hwpoison: mmap: %s", strerror(errno));
+	page[0] = 1;		/* a page of its own, present */
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	if (fd < 0 || pread(fd, &entry, sizeof(entry),
+			    (off_t)((uintptr_t)page / size) * sizeof(entry)) != sizeof(entry))
+		die("hwpoison: reading /proc/self/pagemap: %s", strerror(errno));
+	close(fd);
+	uint64_t pfn = entry & ((1ULL << 55) - 1);
+	if (!(entry >> 63) || !pfn)
+		die("hwpoison: /proc/self/pagemap gives no page frame number (it needs "
+		    "CAP_SYS_ADMIN)");
+	if (madvise((void *)page, size, MADV_HWPOISON))
+		die("hwpoison: madvise(MADV_HWPOISON): %s%s", strerror(errno),
+		    errno == EINVAL ? " (a kernel without CONFIG_MEMORY_FAILURE?)" :
+		    errno == EPERM ? " (it needs CAP_SYS_ADMIN)" : "");
+	printf("pfn=0x%" PRIx64 "\n", pfn);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "mce"))
+		return inject_mce(argc - 2, argv + 2);
+	if (argc == 2 && !strcmp(argv[1], "hwpoison"))
+		return inject_hwpoison();
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	fputs(usage, stderr);
+	return 1;
+}

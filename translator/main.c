@@ -56,11 +56,11 @@ static const char usage_text[] =
 	"      --version     print the version and exit\n"
 	"      --help        print this help and exit\n"
 	"\n"
-	"Pass 3 translates begin, end, error, timer and perf probes (perf.events with\n"
+	"Pass 3 translates begin, end, error, timer, perf probes (perf.events with\n"
 	"libpfm4's names too; sampling, or counting with .counter and @perf; system-wide or\n"
-	".process, .process(\"PATH\")) with variables, arrays, statistics, histograms,\n"
-	"functions, try/catch, regular expressions and printing; ras probes come in a\n"
-	"later version.\n";
+	".process, .process(\"PATH\")) and ras probes (ras.mce, ras.memory_failure and the\n"
+	"kernel's other RAS tracepoints) with variables, arrays, statistics, histograms,\n"
+	"functions, try/catch, regular expressions and printing.\n";
 
 __attribute__((noreturn, format(printf, 1, 2)))
 static void usage_error(const char *fmt, ...)

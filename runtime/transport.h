@@ -120,14 +120,27 @@ static int _hwtap_put_record(int stream, const char *data, size_t len)
 }
 
 /*
- * Waits (process context) until the reader consumes something. False when waiting is
- * pointless: nobody has `out' open, or the reader made no progress for HWTAP_STALL_MS,
- * now or before.
+ * The reader's progress so far, taken before the caller's last look at the buffers: a
+ * read between that look and the wait then still counts (a reader that empties the
+ * buffers in one read() would otherwise leave the writer waiting out HWTAP_STALL_MS).
  */
-static bool _hwtap_wait_for_reader(void)
+static unsigned long _hwtap_reader_progress(void)
+{
+	unsigned long seen = READ_ONCE(_hwtap_transport.consumed);
+
+	/* Orders it before the look: pairs with the consume-then-count in the reader. */
+	smp_mb();
+	return seen;
+}
+
+/*
+ * Waits (process context) until the reader has consumed more than SEEN. False when
+ * waiting is pointless: nobody has `out' open, or the reader made no progress for
+ * HWTAP_STALL_MS, now or before.
+ */
+static bool _hwtap_wait_for_reader(unsigned long seen)
 {
 	struct hwtap_transport *t = &_hwtap_transport;
-	unsigned long seen = READ_ONCE(t->consumed);
 
 	if (!atomic_read(&t->open) || READ_ONCE(t->stalled))
 		return false;
@@ -147,10 +160,18 @@ static bool _hwtap_may_wait(void)
 
 static int _hwtap_put_record_or_wait(int stream, const char *data, size_t len)
 {
-	while (_hwtap_put_record(stream, data, len))
-		if (!_hwtap_may_wait() || !_hwtap_wait_for_reader())
-			return -ENOSPC;
-	return 0;
+	unsigned long seen;
+
+	if (!_hwtap_put_record(stream, data, len))
+		return 0;
+	while (_hwtap_may_wait()) {
+		seen = _hwtap_reader_progress();
+		if (!_hwtap_put_record(stream, data, len))
+			return 0;
+		if (!_hwtap_wait_for_reader(seen))
+			break;
+	}
+	return -ENOSPC;
 }
 
 /* LEN bytes as records of at most HWTAP_RECORD_MAX; on -ENOSPC the rest is dropped. */
@@ -229,7 +250,8 @@ static ssize_t _hwtap_copy_records(char __user *buf, size_t count)
 			return done ? done : -EFAULT;
 		/* Flight recorder: the lost-events count of overwritten records comes here. */
 		ring_buffer_consume(t->rb, cpu, NULL, NULL);
-		WRITE_ONCE(t->consumed, t->consumed + 1);
+		/* The count after the consume: pairs with _hwtap_reader_progress(). */
+		smp_store_release(&t->consumed, t->consumed + 1);
 		done += size;
 		_hwtap_peek(cpu);
 	}
@@ -371,8 +393,11 @@ static void _hwtap_transport_poll(void)
 /* Process context: waits until the reader has read everything, closes `out' or stalls. */
 static void _hwtap_transport_drain(void)
 {
-	while (!ring_buffer_empty(_hwtap_transport.rb) && _hwtap_wait_for_reader())
-		;
+	unsigned long seen;
+
+	do
+		seen = _hwtap_reader_progress();
+	while (!ring_buffer_empty(_hwtap_transport.rb) && _hwtap_wait_for_reader(seen));
 }
 
 /* TASK's writes wait for room instead of dropping (NULL: nobody's). */

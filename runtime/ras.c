@@ -39,7 +39,7 @@
 #ifndef HWTAP_RAS_QUEUE
 #define HWTAP_RAS_QUEUE 64		/* records waiting for the begin probes to finish */
 #endif
-#define HWTAP_RAS_LONGS 20		/* the most long fields a source has (ras.mce) */
+#define HWTAP_RAS_LONGS 26		/* the most longs a source has (mce:mce_record) */
 #define HWTAP_RAS_STRINGS 3		/* and string fields (ras.mc_event) */
 
 /* One event's fields, in the order of its probe point's context variables. */

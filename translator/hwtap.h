@@ -361,6 +361,13 @@ const char *point_pattern_error(const char *pattern);
 void list_family_points(const char *pattern, bool with_vars, Session *s, Vec *out);
 const char *closest_point(ProbePoint *pp, Session *s, Vec *alias_names);
 char *probe_point_string(ProbePoint *pp);
+/* The context variable a $target names: "pfn" for $pfn, "m->status" for $m->status (and
+ * for $m->status->x, whose rest pass 2 refuses). */
+char *target_key(Node *n);
+/* KEY's type in a shape's VARS ("pfn:long m->status:long"): "long..." or "string...", or
+ * NULL if it has none; *SLOT (when not NULL) is its index among the strings or among the
+ * others, as a ras record keeps them. */
+const char *context_var_find(const char *vars, const char *key, int *slot);
 
 /* ---- probe_perf.c -------------------------------------------------------------------- */
 
@@ -409,11 +416,13 @@ typedef struct RasSource {
 	const char *config;              /* the kernel option without which it has none */
 	const char *header;              /* what its arguments' types need, or NULL */
 	const char *params;              /* the tracepoint's arguments, as C parameters */
-	const char *fields[24];          /* each context variable's value, in C; strings
+	const char *fields[32];          /* each context variable's value, in C; strings
 					  * "guid:ARG" are a guid_t * printed as text */
 } RasSource;
 
 const RasSource *ras_source(const PointShape *shape);   /* NULL: not a ras point */
+const char *trace_system(const PointShape *shape);      /* kernel.trace's "mce", or NULL */
+bool trace_arg_is_pointer(const PointShape *shape, const char *name);
 
 /* ---- pmu.c: the PMU's events by name, through libpfm4 --------------------------------- */
 

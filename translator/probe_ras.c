@@ -14,9 +14,17 @@
  * (longs and strings apart) that the probe's handler reads. The C expressions below are
  * what the kernel's own trace events record for each field (include/ras/ras_event.h,
  * include/trace/events/mce.h), so a value here is the one `perf trace' would show.
+ *
+ * SystemTap's own spelling of the same tracepoints, kernel.trace("mce:mce_record") and
+ * kernel.trace("ras:*_event"), runs through the same machinery: there the context
+ * variables are the tracepoint's arguments by their names, as stap has them ($pfn,
+ * $type), a pointer being its value, and struct mce's members are read as $m->status.
+ * The record copies them all when the event fires, so the handler (which runs later, in
+ * process context) sees the values the event had; `$m->x' is the only member access.
  */
 #include "hwtap.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const PointShape ras_shapes[] = {
@@ -81,12 +89,136 @@ static const RasSource ras_sources[] = {
 	{NULL},
 };
 
+/* struct mce's members (arch/x86/include/uapi/asm/mce.h, unchanged from 6.1 to 6.12), for
+ * $m->NAME in kernel.trace("mce:mce_record"). */
+#define MCE_MEMBERS(X) X(status) X(misc) X(addr) X(mcgstatus) X(ip) X(tsc) X(time) \
+	X(cpuvendor) X(inject_flags) X(severity) X(pad) X(cpuid) X(cs) X(bank) X(cpu) \
+	X(finished) X(extcpu) X(socketid) X(apicid) X(mcgcap) X(synd) X(ipid) X(ppin) \
+	X(microcode) X(kflags)
+#define MCE_VAR(name) " m->" #name ":long"
+#define MCE_FIELD(name) "m->" #name,
+
+/* kernel.trace("SYSTEM:NAME"): one concrete shape per tracepoint hwtap knows. */
+static const PointShape trace_shapes[] = {
+	{"kernel.trace(\"mce:mce_record\")", "m:long" MCE_MEMBERS(MCE_VAR)},
+	{"kernel.trace(\"ras:memory_failure_event\")", "pfn:long type:long result:long"},
+	{"kernel.trace(\"ras:aer_event\")", "dev_name:long status:long severity:long "
+					    "tlp_header_valid:long tlp:long"},
+	{"kernel.trace(\"ras:mc_event\")", "err_type:long error_msg:long label:long "
+					   "error_count:long mc_index:long top_layer:long "
+					   "mid_layer:long low_layer:long address:long "
+					   "grain_bits:long syndrome:long driver_detail:long"},
+	{"kernel.trace(\"ras:arm_event\")", "proc:long"},
+	{"kernel.trace(\"ras:non_standard_event\")", "sec_type:long fru_id:long fru_text:long "
+						     "sev:long err:long len:long"},
+	{"kernel.trace(\"ras:extlog_mem_event\")", "mem:long err_seq:long fru_id:long "
+						   "fru_text:long sev:long"},
+	{NULL},
+};
+
+/* Each kernel.trace shape's source: ras_sources' tracepoint, its arguments as values. */
+static const RasSource trace_sources[] = {
+	{"kernel.trace(\"mce:mce_record\")", "mce_record", "CONFIG_X86_MCE", "asm/mce.h",
+	 "struct mce *m", {"m", MCE_MEMBERS(MCE_FIELD)}},
+	{"kernel.trace(\"ras:memory_failure_event\")", "memory_failure_event",
+	 "CONFIG_MEMORY_FAILURE", NULL, "unsigned long pfn, int type, int result",
+	 {"pfn", "type", "result"}},
+	{"kernel.trace(\"ras:aer_event\")", "aer_event", "CONFIG_PCIEAER", NULL,
+	 "const char *dev_name, const u32 status, const u8 severity, "
+	 "const u8 tlp_header_valid, void *tlp",
+	 {"dev_name", "status", "severity", "tlp_header_valid", "tlp"}},
+	{"kernel.trace(\"ras:mc_event\")", "mc_event", "CONFIG_RAS", NULL,
+	 "const unsigned int err_type, const char *error_msg, const char *label, "
+	 "const int error_count, const u8 mc_index, const s8 top_layer, const s8 mid_layer, "
+	 "const s8 low_layer, unsigned long address, const u8 grain_bits, "
+	 "unsigned long syndrome, const char *driver_detail",
+	 {"err_type", "error_msg", "label", "error_count", "mc_index", "top_layer",
+	  "mid_layer", "low_layer", "address", "grain_bits", "syndrome", "driver_detail"}},
+	{"kernel.trace(\"ras:arm_event\")", "arm_event", "CONFIG_RAS", "linux/cper.h",
+	 "const struct cper_sec_proc_arm *proc", {"proc"}},
+	{"kernel.trace(\"ras:non_standard_event\")", "non_standard_event", "CONFIG_RAS",
+	 "linux/uuid.h",
+	 "const guid_t *sec_type, const guid_t *fru_id, const char *fru_text, const u8 sev, "
+	 "const u8 *err, const u32 len",
+	 {"sec_type", "fru_id", "fru_text", "sev", "err", "len"}},
+	{"kernel.trace(\"ras:extlog_mem_event\")", "extlog_mem_event", "CONFIG_RAS",
+	 "linux/cper.h",
+	 "struct cper_sec_mem_err *mem, u32 err_seq, const guid_t *fru_id, "
+	 "const char *fru_text, u8 sev",
+	 {"mem", "err_seq", "fru_id", "fru_text", "sev"}},
+	{NULL},
+};
+
 const RasSource *ras_source(const PointShape *shape)
 {
 	for (const RasSource *r = ras_sources; r->point; r++)
 		if (!strcmp(r->point, shape->pattern))
 			return r;
+	for (const RasSource *r = trace_sources; r->point; r++)
+		if (!strcmp(r->point, shape->pattern))
+			return r;
+	return NULL;
+}
+
+/* "mce:mce_record" from its shape. */
+static char *trace_name(const PointShape *sh)
+{
+	const char *q = strchr(sh->pattern, '"') + 1;
+	return xstrndup(q, strcspn(q, "\""));
+}
+
+const char *trace_system(const PointShape *shape)
+{
+	if (strncmp(shape->pattern, "kernel.trace(", 13))
+		return NULL;
+	char *name = trace_name(shape);
+	name[strcspn(name, ":")] = '\0';
+	return name;
+}
+
+/* Whether the tracepoint's argument NAME is a pointer ("struct mce *m"). */
+bool trace_arg_is_pointer(const PointShape *shape, const char *name)
+{
+	const char *params = ras_source(shape)->params;
+	size_t len = strlen(name);
+	for (const char *p = strchr(params, '*'); p; p = strchr(p + 1, '*'))
+		if (!strncmp(p + 1, name, len) && (p[1 + len] == ',' || !p[1 + len]))
+			return true;
+	return false;
+}
+
+/*
+ * kernel.trace("NAME"): NAME as "SYSTEM:EVENT" or a bare "EVENT", as stap takes it. Other
+ * tracepoints are refused by name (unless optional): hwtap reads no kernel headers for them.
+ */
+static const PointShape *trace_match(const ProbeFamily *f, ProbePoint *pp, Session *s)
+{
+	(void)f;
+	(void)s;
+	Component *c2 = pp->comps.len > 1 ? pp->comps.data[1] : NULL;
+	if (pp->comps.len != 2 || strcmp(c2->name, "trace") || !c2->arg ||
+	    c2->arg->kind != N_STR)
+		return NULL;
+	const char *want = c2->arg->str;
+	for (const PointShape *sh = trace_shapes; sh->pattern; sh++) {
+		char *name = trace_name(sh);
+		if (!strcmp(want, name) || !strcmp(want, strchr(name, ':') + 1))
+			return sh;
+	}
+	if (pp->optional)
+		return NULL;
+	if (strchr(want, '*') || strchr(want, '?') || strchr(want, '['))
+		error_at(c2->arg->tok, "kernel.trace(\"%s\"): hwtap does not expand tracepoint "
+			 "patterns; name one, e.g. kernel.trace(\"mce:mce_record\") (hwtap -l "
+			 "'kernel.trace(\"*\")' lists them)", want);
+	else
+		error_at(c2->arg->tok, "kernel.trace(\"%s\"): hwtap probes the kernel's "
+			 "hardware-error tracepoints only (hwtap -l 'kernel.trace(\"*\")' lists "
+			 "them)", want);
 	return NULL;
 }
 
 const ProbeFamily ras_family = {.name = "ras", .shapes = ras_shapes, .decided_at_load = true};
+const ProbeFamily trace_family = {
+	.name = "kernel", .shapes = trace_shapes, .match = trace_match, .decided_at_load = true,
+};

@@ -12,11 +12,11 @@
 #include <string.h>
 
 extern const ProbeFamily begin_family, end_family, error_family, never_family;
-extern const ProbeFamily timer_family, perf_family, ras_family;
+extern const ProbeFamily timer_family, perf_family, ras_family, trace_family;
 
 const ProbeFamily *const probe_families[] = {
 	&begin_family, &end_family, &error_family, &never_family,
-	&timer_family, &perf_family, &ras_family, NULL,
+	&timer_family, &perf_family, &ras_family, &trace_family, NULL,
 };
 
 /* ---- shapes ----------------------------------------------------------------------------- */
@@ -97,6 +97,35 @@ const ProbeFamily *find_family(ProbePoint *pp, Session *s, const PointShape **sh
 			continue;
 		*shape = f->match ? f->match(f, pp, s) : shape_match(f, pp);
 		return *shape ? f : NULL;
+	}
+	return NULL;
+}
+
+/* ---- context variables ------------------------------------------------------------------ */
+
+char *target_key(Node *n)
+{
+	size_t len = strcspn(n->name + 1, "$");
+	TargetComp *tc = n->comps.len ? n->comps.data[0] : NULL;
+	if (tc && tc->kind == TC_FIELD)
+		return xformat("%.*s->%s", (int)len, n->name + 1, tc->field);
+	return xstrndup(n->name + 1, len);
+}
+
+const char *context_var_find(const char *vars, const char *key, int *slot)
+{
+	size_t len = strlen(key);
+	int longs = 0, strings = 0;
+	for (const char *v = vars; v && *v; v += strcspn(v, " "), v += *v == ' ') {
+		const char *type = v + strcspn(v, ":") + 1;
+		bool is_string = !strncmp(type, "string", 6);
+		if (!strncmp(v, key, len) && v[len] == ':') {
+			if (slot)
+				*slot = is_string ? strings : longs;
+			return type;
+		}
+		strings += is_string;
+		longs += !is_string;
 	}
 	return NULL;
 }
@@ -239,7 +268,8 @@ static char *with_context_vars(const char *point, const char *vars, bool with_va
 	sb_puts(&sb, point);
 	char *copy = xstrdup(vars);
 	for (char *v = strtok(copy, " "); v; v = strtok(NULL, " "))
-		sb_printf(&sb, " $%s", v);
+		if (!strstr(v, "->"))        /* members ($m->status) go with their pointer */
+			sb_printf(&sb, " $%s", v);
 	return sb.buf;
 }
 

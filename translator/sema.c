@@ -644,6 +644,47 @@ static Type walk_call(Ctx *c, Node *n, Type want)
 	return f->rtype;
 }
 
+/* kernel.trace's $$name, $$system, $$parms and $$vars (the last two alike, as stap has
+ * them for tracepoints): strings, made by pass 3 for the probe at hand. */
+static const char *const trace_specials[] = {"$$name", "$$system", "$$parms", "$$vars", NULL};
+
+static void no_such_context_var(Ctx *c, Node *n, const char *vars, bool trace)
+{
+	StrBuf names = {0};
+	sb_putn(&names, "", 0);
+	for (int i = 0; trace && trace_specials[i]; i++)
+		sb_printf(&names, "%s%s", names.len ? ", " : "", trace_specials[i]);
+	for (const char *p = vars; p && *p; p += strcspn(p, " "), p += *p == ' ') {
+		int len = strcspn(p, ":");
+		if (!memmem(p, len, "->", 2))   /* members go with their pointer */
+			sb_printf(&names, "%s$%.*s", names.len ? ", " : "", len, p);
+	}
+	error_at(n->tok, "context variable '%s' is not available in probe point '%s'%s%s",
+		 n->name, probe_point_string(c->probe->points.data[0]),
+		 names.len ? "; it has " : " (it has none)", names.buf);
+}
+
+/* $base->FIELD where $base is known but FIELD is not: what to say. */
+static void no_such_member(Ctx *c, Node *n, const char *vars, const char *base)
+{
+	TargetComp *tc = n->comps.data[0];
+	char *prefix = xformat("%s->", base);
+	StrBuf members = {0};
+	sb_putn(&members, "", 0);
+	for (const char *p = vars; *p; p += strcspn(p, " "), p += *p == ' ')
+		if (!strncmp(p, prefix, strlen(prefix)))
+			sb_printf(&members, "%s%.*s", members.len ? ", " : "",
+				  (int)(strcspn(p, ":") - strlen(prefix)), p + strlen(prefix));
+	if (tc->kind == TC_FIELD && members.len)
+		error_at(tc->tok, "'$%s' has no member '%s'; its members are %s", base,
+			 tc->field, members.buf);
+	else
+		error_at(tc->tok, "'$%s' is a value, not a pointer to a structure%s", base,
+			 trace_system(c->probe->shape) && trace_arg_is_pointer(c->probe->shape,
+									     base) ?
+			 " whose members hwtap knows (it reads struct mce's)" : "");
+}
+
 /* A context variable: one of the probe point's fields, as the family declares them. */
 static Type walk_target(Ctx *c, Node *n)
 {
@@ -653,31 +694,43 @@ static Type walk_target(Ctx *c, Node *n)
 				 n->name);
 		return TY_UNKNOWN;
 	}
-	const char *vars = c->probe->shape ? c->probe->shape->context_vars : NULL;
-	size_t len = strcspn(n->name + 1, "$");
-	const char *found = NULL;
-	for (const char *p = vars; p && *p; p += strcspn(p, " "), p += *p == ' ') {
-		if (!strncmp(p, n->name + 1, len) && p[len] == ':')
-			found = p + len + 1;
+	const PointShape *shape = c->probe->shape;
+	const char *vars = shape ? shape->context_vars : NULL;
+	bool trace = shape && trace_system(shape);
+	if (trace && !strncmp(n->name, "$$", 2)) {
+		for (int i = 0; trace_specials[i]; i++)
+			if (!strcmp(n->name, trace_specials[i])) {
+				n->num = 1;
+				return TY_STRING;
+			}
+	}
+	char *key = target_key(n);
+	const char *found = context_var_find(vars, key, NULL);
+	char *base = xstrndup(n->name + 1, strcspn(n->name + 1, "$"));
+	if (!found && n->comps.len && *base && context_var_find(vars, base, NULL)) {
+		n->num = 0;
+		if (c->report && !c->in_defined)
+			no_such_member(c, n, vars, base);
+		return TY_UNKNOWN;
 	}
 	if (!found) {
 		n->num = 0;                   /* for @defined() */
-		if (c->report && !c->in_defined) {
-			StrBuf names = {0};
-			sb_putn(&names, "", 0);
-			for (const char *p = vars; p && *p; p += strcspn(p, " "), p += *p == ' ')
-				sb_printf(&names, "%s$%.*s", names.len ? ", " : "",
-					  (int)strcspn(p, ":"), p);
-			error_at(n->tok, "context variable '%s' is not available in probe point "
-				 "'%s'%s%s", n->name, probe_point_string(c->probe->points.data[0]),
-				 vars ? "; it has " : " (it has none)", names.buf);
-		}
+		if (c->report && !c->in_defined)
+			no_such_context_var(c, n, vars, trace);
 		return TY_UNKNOWN;
 	}
 	n->num = 1;
-	if (n->comps.len && c->report)
-		error_at(((TargetComp *)n->comps.data[0])->tok, "'%s' is a value, not a pointer "
-			 "to a structure", n->name);
+	int used = strstr(key, "->") ? 1 : 0;
+	if (n->comps.len > used && c->report) {
+		TargetComp *tc = n->comps.data[used];
+		error_at(tc->tok, "'%s%s%s' is a value, not a pointer to a structure", n->name,
+			 used ? "->" : "", used ? ((TargetComp *)n->comps.data[0])->field : "");
+	}
+	bool pretty = n->pretty || n->name[1 + strcspn(n->name + 1, "$")];
+	if (pretty && c->report)
+		error_at(n->tok, "'%s%s' prints a structure, which hwtap does not; print its "
+			 "members%s", n->name, n->pretty ? n->pretty : "",
+			 trace ? " or $$parms" : "");
 	if (c->lvalue && c->report)
 		error_at(n->tok, "context variable '%s' is read-only", n->name);
 	return !strncmp(found, "string", 6) ? TY_STRING : TY_LONG;

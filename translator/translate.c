@@ -388,30 +388,58 @@ static void assign(Gen *g, StrBuf *sb, Node *n)
 
 static bool is_ras(Probe *p);
 
-/* $name in a ras probe: its field in the record the handler got. Pass 2 checked that
- * the probe's point has it. */
+/* kernel.trace's $$parms and $$vars: "NAME=%#x" for each argument, as stap prints them. */
+static void trace_parms(Gen *g, StrBuf *sb, Node *n)
+{
+	Node call = {.kind = N_CALL, .tok = n->tok, .name = "sprintf", .type = TY_STRING};
+	Node fmt = {.kind = N_STR, .tok = n->tok, .type = TY_STRING};
+	StrBuf f = {0};
+	sb_putn(&f, "", 0);
+	vec_push(&call.args, &fmt);
+	const char *vars = g->probe->shape->context_vars;
+	for (const char *v = vars; *v; v += strcspn(v, " "), v += *v == ' ') {
+		int len = strcspn(v, ":");
+		if (memmem(v, len, "->", 2))
+			continue;
+		sb_printf(&f, "%s%.*s=%%#x", f.len ? " " : "", len, v);
+		Node *arg = xalloc(sizeof(*arg));
+		*arg = (Node){.kind = N_TARGET, .tok = n->tok, .type = TY_LONG,
+			      .name = xformat("$%.*s", len, v)};
+		vec_push(&call.args, arg);
+	}
+	fmt.str = f.buf;
+	fmt.str_len = f.len;
+	builtin(g, sb, &call, find_builtin("sprintf"));
+}
+
+/* $name in a ras probe: its field in the record the handler got; kernel.trace's $$name,
+ * $$system, $$parms, $$vars. Pass 2 checked that the probe's point has it. */
 static void context_var(Gen *g, StrBuf *sb, Node *n)
 {
 	if (!g->probe || !is_ras(g->probe)) {
 		tr_unsupported(n, "context variables");
 		return;
 	}
-	const char *vars = g->probe->shape->context_vars;
-	size_t len = strcspn(n->name + 1, "$");
-	int longs = 0, strings = 0;
-	for (const char *v = vars; *v; v += strcspn(v, " "), v += *v == ' ') {
-		bool is_string = !strncmp(v + strcspn(v, ":"), ":string", 7);
-		if (!strncmp(v, n->name + 1, len) && v[len] == ':') {
-			if (is_string)
-				sb_printf(sb, "rec->s[%d]", strings);
-			else
-				sb_printf(sb, "rec->v[%d]", longs);
-			return;
-		}
-		strings += is_string;
-		longs += !is_string;
+	const PointShape *shape = g->probe->shape;
+	if (!strcmp(n->name, "$$name")) {
+		const char *name = ras_source(shape)->tracepoint;
+		sb_puts(sb, tr_c_string(name, strlen(name)));
+		return;
 	}
-	unreachable();
+	if (!strcmp(n->name, "$$system")) {
+		const char *system = trace_system(shape);
+		sb_puts(sb, tr_c_string(system, strlen(system)));
+		return;
+	}
+	if (!strcmp(n->name, "$$parms") || !strcmp(n->name, "$$vars")) {
+		trace_parms(g, sb, n);
+		return;
+	}
+	int slot;
+	const char *type = context_var_find(shape->context_vars, target_key(n), &slot);
+	if (!type)
+		unreachable();
+	sb_printf(sb, !strncmp(type, "string", 6) ? "rec->s[%d]" : "rec->v[%d]", slot);
 }
 
 void tr_expr(Gen *g, StrBuf *sb, Node *n)
@@ -936,7 +964,7 @@ static bool is_perf(Probe *p)
 
 static bool is_ras(Probe *p)
 {
-	return !strcmp(family_of(p), "ras");
+	return p->shape && ras_source(p->shape);
 }
 
 /* What pass 3 has no code for yet: reported once per probe. */

@@ -1,0 +1,2 @@
+# kernel.trace's hardware-error tracepoints
+-l 'kernel.trace("*")'

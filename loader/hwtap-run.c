@@ -1,6 +1,6 @@
 /* hwtap-run.c - load a hwtap module, relay its output, stop it, unload it.
  *
- *   hwtap-run [-o FILE] [-v] MODULE.ko [PARAM=VALUE ...]
+ *   hwtap-run [-o FILE] [-c CMD] [-j N] [-v] MODULE.ko [PARAM=VALUE ...]
  *
  * 1. Checks: root; MODULE.ko's .modinfo (name, vermagic, parameters) read with libelf;
  *    vermagic's kernel release against uname -r; each PARAM against the module's own.
@@ -11,11 +11,14 @@
  *    the parent reads, so that begin output can be larger than the buffers.
  * 4. Relays the records of `out' until end of file: stream 1 to stdout (or FILE), stream 2
  *    (ERROR:/WARNING: messages) to stderr, each batch with one write per stream run, so
- *    the two stay in order. SIGINT, SIGTERM and SIGHUP write "stop" to ctl: the module
+ *    the two stay in order; stream 3 (system(), trigger()) starts `sh -c COMMAND' with
+ *    HWTAP_EVENT in its environment, at most -j at once (more are refused, counted), never
+ *    waited for while relaying. SIGINT, SIGTERM and SIGHUP write "stop" to ctl: the module
  *    stops its probes, runs its end probes and closes `out'; the relay goes on to the end.
  * 5. Reads the counters from ctl; reports errors and skipped probes the way SystemTap
- *    does, and dropped records; closes the files and unloads the module (delete_module,
- *    O_NONBLOCK, retried while the kernel says busy).
+ *    does, and dropped records and commands; closes the files and unloads the module
+ *    (delete_module, O_NONBLOCK, retried while the kernel says busy); waits for the
+ *    commands still running (HWTAP_COMMAND_WAIT seconds at most).
  *
  * Exit status: 0 for a clean run; 1 when the run had errors or could not start, or when
  * anything here failed. Linked statically: it runs in hwtap's busybox guest as it is.
@@ -42,14 +45,19 @@
 
 #define UNLOAD_TRIES    500             /* delete_module retries, 10 ms apart */
 #define READ_SIZE       65536
+#define MAX_COMMANDS    64              /* the most -j allows */
+#define DEFAULT_COMMANDS 4
+#define HWTAP_COMMAND_WAIT 10           /* seconds for commands still running at the end */
 
 static const char usage_text[] =
-	"Usage: hwtap-run [-o FILE] [-c CMD] [-v] MODULE.ko [PARAM=VALUE ...]\n"
+	"Usage: hwtap-run [-o FILE] [-c CMD] [-j N] [-v] MODULE.ko [PARAM=VALUE ...]\n"
 	"Load a kernel module built by hwtap, relay its output until it ends, unload it.\n"
 	"\n"
 	"  -o FILE    write the script's output to FILE instead of stdout\n"
 	"  -c CMD     run the shell command CMD once the module runs; target() is its\n"
 	"             process; when it exits, the end probes run\n"
+	"  -j N       let at most N commands of the script's system() and trigger() run\n"
+	"             at once (1-64, default 4); more are refused and counted\n"
 	"  -v         say what happens, with timings\n"
 	"  -h         print this help and exit\n"
 	"\n"
@@ -85,7 +93,11 @@ typedef struct Run {
 	bool got_output;
 	bool failed;            /* something here went wrong: exit status 1 */
 	double t0;
-	long long errors, skipped, dropped;
+	long long errors, skipped, dropped, lost_commands;
+	int max_commands;       /* -j */
+	pid_t commands[MAX_COMMANDS];   /* system()'s and trigger()'s, running; 0: a free slot */
+	int running;
+	long long started, refused;
 } Run;
 
 static volatile sig_atomic_t caught_signal;
@@ -164,10 +176,18 @@ static void parse_args(int argc, char **argv, Run *r)
 {
 	int c;
 	opterr = 0;
-	while ((c = getopt(argc, argv, "+:o:c:vh")) != -1) {
+	while ((c = getopt(argc, argv, "+:o:c:j:vh")) != -1) {
+		char *end;
 		switch (c) {
 		case 'o': r->output = optarg; break;
 		case 'c': r->command = optarg; break;
+		case 'j':
+			r->max_commands = strtol(optarg, &end, 10);
+			if (*end || end == optarg || r->max_commands < 1 ||
+			    r->max_commands > MAX_COMMANDS)
+				usage_error("-j %s: the number of commands at once must be 1 to %d",
+					    optarg, MAX_COMMANDS);
+			break;
 		case 'v': r->verbose++; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case ':': usage_error("option '-%c' needs a value", optopt);
@@ -175,7 +195,7 @@ static void parse_args(int argc, char **argv, Run *r)
 		}
 	}
 	if (optind >= argc)
-		usage_error("no module given (hwtap-run [-o FILE] [-c CMD] [-v] MODULE.ko "
+		usage_error("no module given (hwtap-run [-o FILE] [-c CMD] [-j N] [-v] MODULE.ko "
 			    "[PARAM=VALUE ...])");
 	r->ko = argv[optind];
 	r->params = argv + optind + 1;
@@ -511,6 +531,88 @@ static void send_stop(Run *r, const char *why)
 	}
 }
 
+/* ---- the script's commands: system(), trigger() ------------------------------------------- */
+
+/* Starts COMMAND with EVENT as HWTAP_EVENT, unless -j are running: then it is refused. */
+static void start_script_command(Run *r, const char *command, const char *event)
+{
+	int slot = -1;
+	for (int i = 0; i < r->max_commands && slot < 0; i++)
+		if (!r->commands[i])
+			slot = i;
+	if (slot < 0) {
+		r->refused++;
+		note(r, "command refused (%d running): %s", r->running, command);
+		return;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		r->refused++;
+		error("cannot run the script's command '%s': %s", command, strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		int null = open("/dev/null", O_RDONLY);
+		if (null >= 0 && null != 0) {
+			dup2(null, 0);
+			close(null);
+		}
+		if (*event)
+			setenv("HWTAP_EVENT", event, 1);
+		else
+			unsetenv("HWTAP_EVENT");
+		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+		_exit(127);
+	}
+	r->commands[slot] = pid;
+	r->running++;
+	r->started++;
+	note(r, "command started (%d running): %s", r->running, command);
+}
+
+/* Reaps the commands that ended; with WAIT, waits for them all, HWTAP_COMMAND_WAIT s at
+ * most. */
+static void reap_script_commands(Run *r, bool wait)
+{
+	double until = now() + HWTAP_COMMAND_WAIT;
+	for (;;) {
+		for (int i = 0; i < r->max_commands; i++)
+			if (r->commands[i] && waitpid(r->commands[i], NULL, WNOHANG) == r->commands[i]) {
+				r->commands[i] = 0;
+				r->running--;
+			}
+		if (!wait || !r->running)
+			return;
+		if (now() >= until) {
+			fprintf(stderr, "hwtap-run: warning: %d command%s of the script still "
+				"running after %d s; not waiting for them\n", r->running,
+				r->running == 1 ? "" : "s", HWTAP_COMMAND_WAIT);
+			return;
+		}
+		usleep(10000);
+	}
+}
+
+/* A stream-3 record: "COMMAND\0EVENT". */
+static void script_command(Run *r, const unsigned char *data, size_t len)
+{
+	char *command = strndup((const char *)data, len);
+	size_t nc = strlen(command);
+	char *event = strndup(nc < len ? (const char *)data + nc + 1 : "",
+			      nc < len ? len - nc - 1 : 0);
+	if (!command || !event) {
+		error("out of memory");
+		exit(1);
+	}
+	start_script_command(r, command, event);
+	free(command);
+	free(event);
+}
+
 /* ---- relaying ------------------------------------------------------------------------- */
 
 static char pending[READ_SIZE];
@@ -570,8 +672,13 @@ static void dispatch(Run *r, const unsigned char *p, size_t n)
 			r->failed = true;
 			break;
 		}
-		emit(r, p[0] == HWTAP_STREAM_ERR ? HWTAP_STREAM_ERR : HWTAP_STREAM_OUT,
-		     p + HWTAP_RECORD_HDR, len);
+		if (p[0] == HWTAP_STREAM_COMMAND) {
+			flush_pending(r);       /* the output before it comes before the command's */
+			script_command(r, p + HWTAP_RECORD_HDR, len);
+		} else {
+			emit(r, p[0] == HWTAP_STREAM_ERR ? HWTAP_STREAM_ERR : HWTAP_STREAM_OUT,
+			     p + HWTAP_RECORD_HDR, len);
+		}
 		p += HWTAP_RECORD_HDR + len;
 		n -= HWTAP_RECORD_HDR + len;
 	}
@@ -599,6 +706,7 @@ static int relay(Run *r)
 	unsigned char *buf = relay_buf;
 	for (;;) {
 		watch_command(r);
+		reap_script_commands(r, false);
 		if (caught_signal && !r->stop_sent)
 			send_stop(r, signal_name(caught_signal));
 		ssize_t n = read(r->out_fd, buf, sizeof(relay_buf));
@@ -636,6 +744,7 @@ static int read_counters(Run *r)
 		sscanf(line, "errors %lld", &r->errors);
 		sscanf(line, "skipped %lld", &r->skipped);
 		sscanf(line, "dropped %lld", &r->dropped);
+		sscanf(line, "lost_commands %lld", &r->lost_commands);
 	}
 	note(r, "end of output: errors %lld, skipped %lld, dropped %lld", r->errors, r->skipped,
 	     r->dropped);
@@ -648,9 +757,17 @@ static void report(const Run *r)
 	if (r->errors || r->skipped)
 		fprintf(stderr, "WARNING: Number of errors: %lld, skipped probes: %lld\n",
 			r->errors, r->skipped);
-	if (r->dropped)
+	long long records = r->dropped - r->lost_commands;
+	if (records)
 		fprintf(stderr, "hwtap-run: warning: %lld record%s dropped (the buffer was full); "
-			"a larger -s may help\n", r->dropped, r->dropped == 1 ? "" : "s");
+			"a larger -s may help\n", records, records == 1 ? "" : "s");
+	if (r->lost_commands)
+		fprintf(stderr, "hwtap-run: warning: %lld command%s of the script dropped (the "
+			"buffer was full)\n", r->lost_commands, r->lost_commands == 1 ? "" : "s");
+	if (r->refused)
+		fprintf(stderr, "hwtap-run: warning: %lld command%s of the script refused (%d "
+			"already running; -j sets the bound), %lld run\n", r->refused,
+			r->refused == 1 ? "" : "s", r->max_commands, r->started);
 }
 
 /* From the loaded module to its end of output: the exit status. */
@@ -676,7 +793,7 @@ static int session(Run *r)
 
 int main(int argc, char **argv)
 {
-	Run r = { .out_fd = -1, .ctl_fd = -1, .t0 = now() };
+	Run r = { .out_fd = -1, .ctl_fd = -1, .t0 = now(), .max_commands = DEFAULT_COMMANDS };
 	parse_args(argc, argv, &r);
 	if (geteuid() != 0) {
 		error("must be run as root (loading a kernel module)");
@@ -705,5 +822,6 @@ int main(int argc, char **argv)
 		waitpid(r.cmd_pid, NULL, 0);
 	if (unload(&r))
 		status = 1;
+	reap_script_commands(&r, true);
 	return status;
 }

@@ -17,12 +17,16 @@
  *                                their error; write it from a process other than the
  *                                reader's, or begin output cannot wait for room) or
  *                                "stop" (starts the stop sequence, returns at once);
- *                                read: "state S\nerrors N\nskipped N\ndropped N\n", S one
- *                                of loaded starting running stopping done.
+ *                                read: "state S\nerrors N\nskipped N\ndropped N\n
+ *                                lost_commands N\n", S one of loaded starting running
+ *                                stopping done; lost_commands counts the commands
+ *                                dropped (also in dropped) for a full buffer.
  *
  * A record on `out': a 4-byte header, then LEN bytes of output.
  *   byte 0     the stream: HWTAP_STREAM_OUT (the script's output: stdout, or hwtap-run -o
- *              FILE) or HWTAP_STREAM_ERR (ERROR: and WARNING: lines: stderr)
+ *              FILE), HWTAP_STREAM_ERR (ERROR: and WARNING: lines: stderr) or
+ *              HWTAP_STREAM_COMMAND (a command for hwtap-run to start, from system() or
+ *              trigger(): "COMMAND\0EVENT", never split)
  *   byte 1     0, reserved
  *   bytes 2-3  LEN, little-endian, 1 .. HWTAP_RECORD_MAX
  * read() returns whole records only, so its buffer must hold at least HWTAP_READ_MIN
@@ -38,6 +42,7 @@
 
 #define HWTAP_STREAM_OUT	1
 #define HWTAP_STREAM_ERR	2
+#define HWTAP_STREAM_COMMAND	3
 
 #define HWTAP_RECORD_HDR	4
 #define HWTAP_RECORD_MAX	4000

@@ -289,14 +289,16 @@ static __printf(1, 2) __maybe_unused void _hwtap_script_error(const char *fmt, .
 static ssize_t _hwtap_ctl_read(struct file *file, char __user *buf, size_t count,
 			       loff_t *ppos)
 {
-	char text[160];
+	char text[200];
 	int n;
 
-	n = scnprintf(text, sizeof(text), "state %s\nerrors %lld\nskipped %lld\ndropped %lld\n",
+	n = scnprintf(text, sizeof(text), "state %s\nerrors %lld\nskipped %lld\ndropped %lld\n"
+		      "lost_commands %lld\n",
 		      _hwtap_state_names[atomic_read(&_hwtap_session.state)],
 		      (long long)atomic64_read(&_hwtap_errors),
 		      (long long)atomic64_read(&_hwtap_skipped),
-		      (long long)atomic64_read(&_hwtap_dropped));
+		      (long long)atomic64_read(&_hwtap_dropped),
+		      (long long)atomic64_read(&_hwtap_lost_commands));
 	return simple_read_from_buffer(buf, count, ppos, text, n);
 }
 

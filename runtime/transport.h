@@ -197,6 +197,40 @@ static __maybe_unused int _hwtap_write(const char *data, size_t len)
 	return _hwtap_write_stream(HWTAP_STREAM_OUT, data, len);
 }
 
+/* Commands for hwtap-run that a full buffer dropped (they count in _hwtap_dropped too). */
+static atomic64_t _hwtap_lost_commands = ATOMIC64_INIT(0);
+
+/*
+ * A command for hwtap-run to start, with EVENT for its environment (system(), trigger()),
+ * from any context: one record "COMMAND\0EVENT", never waiting for room. 0, or -ENOSPC
+ * (dropped, counted).
+ */
+static __maybe_unused int _hwtap_command(const char *command, const char *event)
+{
+	size_t nc = strnlen(command, HWTAP_RECORD_MAX - 1);
+	size_t ne = strnlen(event, HWTAP_RECORD_MAX - 1 - nc);
+	struct ring_buffer_event *rec;
+	unsigned char *p;
+
+	rec = ring_buffer_lock_reserve(_hwtap_transport.rb, HWTAP_RECORD_HDR + nc + 1 + ne);
+	if (!rec) {
+		atomic64_inc(&_hwtap_dropped);
+		atomic64_inc(&_hwtap_lost_commands);
+		return -ENOSPC;
+	}
+	p = ring_buffer_event_data(rec);
+	p[0] = HWTAP_STREAM_COMMAND;
+	p[1] = 0;
+	p[2] = (nc + 1 + ne) & 0xff;
+	p[3] = (nc + 1 + ne) >> 8;
+	memcpy(p + HWTAP_RECORD_HDR, command, nc);
+	p[HWTAP_RECORD_HDR + nc] = '\0';
+	memcpy(p + HWTAP_RECORD_HDR + nc + 1, event, ne);
+	_hwtap_rb_commit(_hwtap_transport.rb, rec);
+	_hwtap_wake_reader();
+	return 0;
+}
+
 /* ---- the reader ----------------------------------------------------------------------- */
 
 static void _hwtap_peek(int cpu)

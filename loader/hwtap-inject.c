@@ -92,6 +92,28 @@ static bool debugfs_mounted(void)
 	return !stat(DEBUGFS, &a) && !stat("/sys/kernel", &b) && a.st_dev != b.st_dev;
 }
 
+#define MONARCH "/sys/devices/system/machinecheck/machinecheck0/monarch_timeout"
+
+/*
+ * --hw raises #MC on one CPU; the kernel's handler then waits monarch_timeout for the
+ * others to enter it too, and panics when they do not: refuse unless it is 0.
+ */
+static void check_monarch_timeout(void)
+{
+	char text[32] = "";
+	FILE *f = fopen(MONARCH, "r");
+
+	if (!f)
+		return;         /* no such knob: nothing to wait for */
+	if (!fgets(text, sizeof(text), f))
+		text[0] = '\0';
+	fclose(f);
+	text[strcspn(text, "\n")] = '\0';
+	if (strcmp(text, "0"))
+		die("mce --hw: %s is %s: the #MC handler would wait that long for CPUs the "
+		    "injection does not reach, then panic; echo 0 > it first", MONARCH, text);
+}
+
 static int inject_mce(int argc, char **argv)
 {
 	const char *opts[] = {"--cpu", "--bank", "--status", "--addr", "--misc"};
@@ -123,6 +145,8 @@ static int inject_mce(int argc, char **argv)
 		die("%s does not exist: load the kernel's mce-inject module (modprobe "
 		    "mce-inject)", INJECT);
 	}
+	if (hw)
+		check_monarch_timeout();
 	put("flags", hw ? "hw" : "sw");
 	if (given[0])
 		put_number("cpu", v[0]);

@@ -542,6 +542,7 @@ struct Session {
 	const char *output_file;          /* -o */
 	long target_pid;                  /* -x: what target() returns */
 	const char *command;              /* -c: run it while the module runs */
+	int max_commands;                 /* -j: system()'s commands at once, or 0 */
 	bool vm;                          /* --vm: run in the QEMU guest */
 	bool vm_icount;                   /* --vm-icount: QEMU's icount, one CPU */
 	int vm_cpus, vm_mem, vm_timeout;

@@ -109,8 +109,9 @@ static int run_in_guest(Session *s, const char *loader, const char *ko, const ch
 		.mem_mb = s->vm_mem,
 		.modprobe = (const char **)modprobe.data,
 		.files = (const char **)files.data,
-		.script = xformat("exec /root/hwtap-run %s/root/%s.ko %s", s->command ?
-				  xformat("-c %s ", shell_quote(s->command)) : "", name, params),
+		.script = xformat("exec /root/hwtap-run %s%s/root/%s.ko %s", s->command ?
+				  xformat("-c %s ", shell_quote(s->command)) : "", s->max_commands ?
+				  xformat("-j %d ", s->max_commands) : "", name, params),
 		.timeout_s = s->vm_timeout,
 		.verbose = s->verbose,
 	};
@@ -143,7 +144,7 @@ static void pass_signal_on(int sig)
 }
 
 static int run_here(const char *loader, const char *ko, const char *output,
-		    const char *command, const char *params)
+		    const char *command, int max_commands, const char *params)
 {
 	fflush(stdout);
 	static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
@@ -156,8 +157,9 @@ static int run_here(const char *loader, const char *ko, const char *output,
 	if (pid == 0) {
 		for (int i = 0; i < 3; i++)
 			sigaction(stop_signals[i], &saved[i], NULL);
-		const char *opts = xformat("%s%s", output ? xformat("-o %s ", shell_quote(output))
-					   : "", command ? xformat("-c %s ", shell_quote(command)) : "");
+		const char *opts = xformat("%s%s%s", output ? xformat("-o %s ", shell_quote(output))
+					   : "", command ? xformat("-c %s ", shell_quote(command)) : "",
+					   max_commands ? xformat("-j %d ", max_commands) : "");
 		execl("/bin/sh", "sh", "-c", xformat("exec %s %s %s%s", shell_quote(loader), opts,
 						     shell_quote(ko), params), (char *)NULL);
 		_exit(127);
@@ -195,7 +197,8 @@ int run_module(Session *s, const char *ko, const char *name)
 		sb_printf(&params, " hwtap_verbose=%d", s->verbose);
 	bool guest = s->vm || !kernel_takes_modules();
 	if (!guest)
-		return run_here(loader, ko, s->output_file, s->command, params.buf);
+		return run_here(loader, ko, s->output_file, s->command, s->max_commands,
+				params.buf);
 	FILE *out = stdout;
 	if (s->output_file && !(out = fopen(s->output_file, "w"))) {
 		fprintf(stderr, "hwtap: error: cannot write the output file '%s': %m\n",

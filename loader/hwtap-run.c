@@ -1,6 +1,7 @@
 /* hwtap-run.c - load a hwtap module, relay its output, stop it, unload it.
  *
- *   hwtap-run [-o FILE] [-c CMD] [-j N] [-v] MODULE.ko [PARAM=VALUE ...]
+ *   hwtap-run [-o FILE] [-c CMD] [-j N] [-D] [-v] MODULE.ko [PARAM=VALUE ...]
+ *   hwtap-run -A NAME | -d NAME | -d '*' | -L [--json]
  *
  * 1. Checks: root; MODULE.ko's .modinfo (name, vermagic, parameters) read with libelf;
  *    vermagic's kernel release against uname -r; each PARAM against the module's own.
@@ -20,6 +21,12 @@
  *    (delete_module, O_NONBLOCK, retried while the kernel says busy); waits for the
  *    commands still running (HWTAP_COMMAND_WAIT seconds at most).
  *
+ * Persistent sessions (protocol.h): -D detaches once the begin probes ran: the session goes
+ * on with no reader, its buffers a flight recorder; it prints the session's name. -A NAME
+ * reattaches (what was kept first, with the number overwritten; a stop signal detaches
+ * again; the session's own end unloads it), -d NAME stops one (its end probes' output
+ * relayed) and unloads it, -d '*' every detached one, -L lists them.
+ *
  * Exit status: 0 for a clean run; 1 when the run had errors or could not start, or when
  * anything here failed. Linked statically: it runs in hwtap's busybox guest as it is.
  */
@@ -29,6 +36,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ctype.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -50,7 +58,9 @@
 #define HWTAP_COMMAND_WAIT 10           /* seconds for commands still running at the end */
 
 static const char usage_text[] =
-	"Usage: hwtap-run [-o FILE] [-c CMD] [-j N] [-v] MODULE.ko [PARAM=VALUE ...]\n"
+	"Usage: hwtap-run [-o FILE] [-c CMD] [-j N] [-D] [-v] MODULE.ko [PARAM=VALUE ...]\n"
+	"       hwtap-run [-o FILE] [-v] -A NAME | -d NAME | -d '*'\n"
+	"       hwtap-run -L [--json]\n"
 	"Load a kernel module built by hwtap, relay its output until it ends, unload it.\n"
 	"\n"
 	"  -o FILE    write the script's output to FILE instead of stdout\n"
@@ -58,6 +68,13 @@ static const char usage_text[] =
 	"             process; when it exits, the end probes run\n"
 	"  -j N       let at most N commands of the script's system() and trigger() run\n"
 	"             at once (1-64, default 4); more are refused and counted\n"
+	"  -D         detach once the begin probes ran: the session goes on with no reader\n"
+	"             (its buffers keep the newest records); prints the session's name\n"
+	"  -A NAME    reattach to session NAME: what was kept, then live output; SIGINT,\n"
+	"             SIGTERM or SIGHUP detach again\n"
+	"  -d NAME    stop session NAME ('*': every detached one), relaying its end\n"
+	"             probes' output, and unload it\n"
+	"  -L         list the sessions running here (--json: one JSON object per line)\n"
 	"  -v         say what happens, with timings\n"
 	"  -h         print this help and exit\n"
 	"\n"
@@ -71,7 +88,14 @@ typedef struct Sink {
 	bool failed;
 } Sink;
 
+enum mode { MODE_RUN, MODE_DETACH, MODE_ATTACH, MODE_DELETE, MODE_LIST };
+
 typedef struct Run {
+	enum mode mode;         /* -D, -A, -d, -L, or a plain run */
+	const char *session;    /* -A or -d NAME */
+	bool json;              /* -L --json */
+	bool detached;          /* the relay ended by detaching: the session goes on */
+	bool detach_checked;    /* -D: the start's outcome was looked at */
 	const char *ko;         /* MODULE.ko as given */
 	char **params;          /* PARAM=VALUE words */
 	int nparams;
@@ -93,7 +117,7 @@ typedef struct Run {
 	bool got_output;
 	bool failed;            /* something here went wrong: exit status 1 */
 	double t0;
-	long long errors, skipped, dropped, lost_commands;
+	long long errors, skipped, dropped, lost_commands, overwritten;
 	int max_commands;       /* -j */
 	pid_t commands[MAX_COMMANDS];   /* system()'s and trigger()'s, running; 0: a free slot */
 	int running;
@@ -176,9 +200,20 @@ static void parse_args(int argc, char **argv, Run *r)
 {
 	int c;
 	opterr = 0;
-	while ((c = getopt(argc, argv, "+:o:c:j:vh")) != -1) {
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, 'J'},
+		{"help", no_argument, NULL, 'h'},
+		{0, 0, 0, 0},
+	};
+	while ((c = getopt_long(argc, argv, "+:o:c:j:DA:d:Lvh", longopts, NULL)) != -1) {
 		char *end;
+		enum mode m = MODE_RUN;
 		switch (c) {
+		case 'D': m = MODE_DETACH; break;
+		case 'A': m = MODE_ATTACH; r->session = optarg; break;
+		case 'd': m = MODE_DELETE; r->session = optarg; break;
+		case 'L': m = MODE_LIST; break;
+		case 'J': r->json = true; break;
 		case 'o': r->output = optarg; break;
 		case 'c': r->command = optarg; break;
 		case 'j':
@@ -191,9 +226,33 @@ static void parse_args(int argc, char **argv, Run *r)
 		case 'v': r->verbose++; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case ':': usage_error("option '-%c' needs a value", optopt);
-		default: usage_error("unknown option '-%c'", optopt);
+		default:
+			if (optopt)
+				usage_error("unknown option '-%c'", optopt);
+			usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+		if (m != MODE_RUN) {
+			if (r->mode != MODE_RUN && r->mode != m)
+				usage_error("-D, -A, -d and -L go one at a time");
+			r->mode = m;
 		}
 	}
+	if (r->json && r->mode != MODE_LIST)
+		usage_error("--json goes with -L");
+	if (r->mode == MODE_ATTACH || r->mode == MODE_DELETE || r->mode == MODE_LIST) {
+		if (optind < argc)
+			usage_error("-%c takes no module: '%s'", r->mode == MODE_ATTACH ? 'A' :
+				    r->mode == MODE_DELETE ? 'd' : 'L', argv[optind]);
+		if (r->command)
+			usage_error("-c goes with a module to load, not -A, -d or -L");
+		bool all = r->mode == MODE_DELETE && !strcmp(r->session, "*");
+		if (r->session && !all && !session_name_ok(r->session))
+			usage_error("'%s' is not a session name (letters, digits and '_', at most "
+				    "%d)", r->session, SESSION_NAME_MAX);
+		return;
+	}
+	if (r->mode == MODE_DETACH && r->command)
+		usage_error("-D and -c: the command would end a session meant to go on");
 	if (optind >= argc)
 		usage_error("no module given (hwtap-run [-o FILE] [-c CMD] [-j N] [-v] MODULE.ko "
 			    "[PARAM=VALUE ...])");
@@ -700,6 +759,30 @@ static void drain_available(Run *r)
 		dispatch(r, relay_buf, n);
 }
 
+/* The session's state as ctl says it ("running"), into BUF. */
+static void session_state(Run *r, char *buf, size_t len)
+{
+	char text[1024];
+	ssize_t n = pread(r->ctl_fd, text, sizeof(text) - 1, 0);
+	snprintf(buf, len, "?");
+	if (n < 0)
+		return;
+	text[n] = '\0';
+	if (!strncmp(text, "state ", 6))
+		snprintf(buf, len, "%.*s", (int)strcspn(text + 6, "\n"), text + 6);
+}
+
+/* -D, once the start is over: whether the session runs on (a start that failed, or begin
+ * probes that ended the script, are relayed to the end as without -D). */
+static bool runs_on(Run *r)
+{
+	char state[16];
+	if (!WIFEXITED(r->starter_status) || WEXITSTATUS(r->starter_status) != 0)
+		return false;
+	session_state(r, state, sizeof(state));
+	return !strcmp(state, "running");
+}
+
 /* Until end of file: 0, or -1 when `out' cannot be read. */
 static int relay(Run *r)
 {
@@ -707,6 +790,25 @@ static int relay(Run *r)
 	for (;;) {
 		watch_command(r);
 		reap_script_commands(r, false);
+		if (r->mode == MODE_DETACH && !r->detach_checked) {
+			if (!r->starter_reaped &&
+			    waitpid(r->starter, &r->starter_status, WNOHANG) == r->starter)
+				r->starter_reaped = true;
+			if (r->starter_reaped) {
+				r->detach_checked = true;
+				if (runs_on(r)) {
+					drain_available(r);     /* the begin probes' output */
+					r->detached = true;
+					return 0;
+				}
+			}
+		}
+		if (caught_signal && r->mode == MODE_ATTACH) {
+			note(r, "detaching (%s)", signal_name(caught_signal));
+			drain_available(r);
+			r->detached = true;
+			return 0;
+		}
 		if (caught_signal && !r->stop_sent)
 			send_stop(r, signal_name(caught_signal));
 		ssize_t n = read(r->out_fd, buf, sizeof(relay_buf));
@@ -745,6 +847,7 @@ static int read_counters(Run *r)
 		sscanf(line, "skipped %lld", &r->skipped);
 		sscanf(line, "dropped %lld", &r->dropped);
 		sscanf(line, "lost_commands %lld", &r->lost_commands);
+		sscanf(line, "overwritten_before_reader %lld", &r->overwritten);
 	}
 	note(r, "end of output: errors %lld, skipped %lld, dropped %lld", r->errors, r->skipped,
 	     r->dropped);
@@ -777,6 +880,15 @@ static int session(Run *r)
 		return 1;
 	int rc = relay(r);
 	int start_error = start_result(r);
+	if (r->detached) {
+		flush_pending(r);
+		close_files(r);
+		printf("%s\n", r->mi.name);
+		fflush(stdout);
+		note(r, "detached; 'hwtap-run -A %s' reattaches, 'hwtap-run -d %s' ends it",
+		     r->mi.name, r->mi.name);
+		return r->failed;
+	}
 	if (read_counters(r))
 		rc = -1;
 	report(r);
@@ -791,13 +903,138 @@ static int session(Run *r)
 	return start_error || rc || r->errors || r->failed;
 }
 
+/* ---- -A, -d, -L: sessions already running ------------------------------------------- */
+
+/* Session NAME, checked: it exists and speaks our protocol. 0, or -1 after a message. */
+static int find_session(const char *name, SessionInfo *si)
+{
+	if (session_read(name, si)) {
+		if (errno == ENOENT)
+			error("no session '%s' runs here ('hwtap-run -L' lists them)", name);
+		else
+			error("session %s: cannot read /proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_CTL
+			      ": %s", name, name, strerror(errno));
+		return -1;
+	}
+	if (si->protocol != HWTAP_PROTOCOL) {
+		error("session %s was made by another hwtap (its protocol is %d, this hwtap-run's "
+		      "%d): use that hwtap's hwtap-run, or 'rmmod %s' to end it", name,
+		      si->protocol, HWTAP_PROTOCOL, name);
+		return -1;
+	}
+	return 0;
+}
+
+/* -A NAME or -d NAME: read (and for -d stop) the session; unload it when its output
+ * ends. The exit status. */
+static int attach(Run *r, const char *name)
+{
+	SessionInfo si;
+	r->mi.name = (char *)name;
+	r->ko = name;
+	if (find_session(name, &si))
+		return 1;
+	r->out_path = xformat("/proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_OUT, name);
+	r->ctl_path = xformat("/proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_CTL, name);
+	r->out_fd = open(r->out_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (r->out_fd < 0) {
+		if (errno == EBUSY)
+			error("session %s already has a reader (one at a time); it detaches with "
+			      "SIGINT", name);
+		else
+			error("session %s: cannot open %s: %s", name, r->out_path, strerror(errno));
+		return 1;
+	}
+	r->ctl_fd = open(r->ctl_path, O_RDWR | O_CLOEXEC);
+	if (r->ctl_fd < 0) {
+		error("session %s: cannot open %s: %s", name, r->ctl_path, strerror(errno));
+		close_files(r);
+		return 1;
+	}
+	r->starter_reaped = true;
+	char state[16];
+	session_state(r, state, sizeof(state));
+	if (r->mode == MODE_ATTACH && !strcmp(state, "loaded")) {
+		error("session %s was loaded but never started: 'hwtap-run -d %s' removes it",
+		      name, name);
+		close_files(r);
+		return 1;
+	}
+	if (!read_counters(r) && r->overwritten)
+		fprintf(stderr, "hwtap-run: warning: session %s: %lld record%s overwritten while "
+			"it had no reader (the oldest; a larger -s keeps more)\n", name,
+			r->overwritten, r->overwritten == 1 ? "" : "s");
+	if (r->mode == MODE_DELETE)
+		send_stop(r, "-d");
+	int rc = relay(r);
+	if (r->detached) {
+		flush_pending(r);
+		close_files(r);
+		note(r, "detached; the session goes on");
+		return r->failed;
+	}
+	if (read_counters(r))
+		rc = -1;
+	report(r);
+	int status = rc || r->errors || r->failed;
+	if (unload(r))
+		status = 1;
+	return status;
+}
+
+/* -d '*': every session without a reader. */
+static int delete_detached(Run *r)
+{
+	SessionInfo *all;
+	size_t n;
+	int status = 0;
+	if (session_list(&all, &n)) {
+		error("cannot list the sessions in /proc: %s", strerror(errno));
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (all[i].attached)
+			continue;
+		Run one = *r;
+		one.stop_sent = false;
+		one.out_fd = one.ctl_fd = -1;
+		status |= attach(&one, all[i].name);
+	}
+	free(all);
+	return status;
+}
+
+static int list(Run *r)
+{
+	SessionInfo *all;
+	size_t n;
+	if (session_list(&all, &n)) {
+		error("cannot list the sessions in /proc: %s", strerror(errno));
+		return 1;
+	}
+	session_print(stdout, all, n, r->json);
+	free(all);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	Run r = { .out_fd = -1, .ctl_fd = -1, .t0 = now(), .max_commands = DEFAULT_COMMANDS };
 	parse_args(argc, argv, &r);
 	if (geteuid() != 0) {
-		error("must be run as root (loading a kernel module)");
+		error("must be run as root (%s)", r.mode == MODE_RUN || r.mode == MODE_DETACH ?
+		      "loading a kernel module" : "sessions are root's");
 		return 1;
+	}
+	if (r.mode == MODE_LIST)
+		return list(&r);
+	if (r.mode == MODE_ATTACH || r.mode == MODE_DELETE) {
+		if (open_output(&r))
+			return 1;
+		setup_signals(&r);
+		if (!strcmp(r.session, "*"))
+			return delete_detached(&r);
+		return attach(&r, r.session);
 	}
 	if (check_module(&r) || open_output(&r))
 		return 1;
@@ -820,7 +1057,7 @@ int main(int argc, char **argv)
 		close(r.cmd_gate);
 	if (r.cmd_pid && !r.cmd_done)
 		waitpid(r.cmd_pid, NULL, 0);
-	if (unload(&r))
+	if (!r.detached && unload(&r))
 		status = 1;
 	reap_script_commands(&r, true);
 	return status;

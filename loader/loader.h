@@ -3,6 +3,7 @@
 #define HWTAP_LOADER_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* A kernel module's .modinfo, the parts hwtap-run uses. */
 typedef struct ModInfo {
@@ -21,5 +22,32 @@ void modinfo_free(ModInfo *mi);
 
 /* Whether MI declares a parameter NAME. */
 int modinfo_has_param(const ModInfo *mi, const char *name, size_t len);
+
+/* ---- sessions.c: the running sessions (/proc/hwtap_NAME) ----------------------------- */
+
+#define SESSION_NAME_MAX 55     /* a module name hwtap makes: MODULE_NAME_LEN - 1 - 8 */
+
+/* What a session's ctl says (runtime/session.h); 0 or "" for what it does not say. */
+typedef struct SessionInfo {
+	char name[SESSION_NAME_MAX + 1];
+	char script[128];
+	char state[16];
+	int protocol, attached;
+	long long started, buffer_kb, records, overwritten, overwritten_before_reader;
+	long long dropped, errors, skipped, lost_commands;
+} SessionInfo;
+
+/* Whether NAME can be a session's name: letters, digits and '_', at most
+ * SESSION_NAME_MAX. */
+int session_name_ok(const char *name);
+
+/* Reads session NAME's ctl into SI: 0, or -1 with errno (ENOENT: no such session). */
+int session_read(const char *name, SessionInfo *si);
+
+/* Every session, sorted by name, into a malloc'ed array: 0, or -1 with errno. */
+int session_list(SessionInfo **out, size_t *n);
+
+/* A table with a header line, or (JSON) one object per line. */
+void session_print(FILE *f, const SessionInfo *s, size_t n, int json);
 
 #endif

@@ -17,10 +17,20 @@
  *                                their error; write it from a process other than the
  *                                reader's, or begin output cannot wait for room) or
  *                                "stop" (starts the stop sequence, returns at once);
- *                                read: "state S\nerrors N\nskipped N\ndropped N\n
- *                                lost_commands N\n", S one of loaded starting running
- *                                stopping done; lost_commands counts the commands
- *                                dropped (also in dropped) for a full buffer.
+ *                                read: "KEY VALUE" lines: state (loaded starting
+ *                                running stopping done), errors, skipped, dropped,
+ *                                lost_commands (commands dropped for a full buffer, also
+ *                                in dropped), protocol (HWTAP_PROTOCOL), script (its
+ *                                file name), started (UTC seconds), attached (0 or 1:
+ *                                `out' is open), buffer_kb (per CPU), records (in the
+ *                                buffers now), overwritten (by the flight recorder, in
+ *                                all) and overwritten_before_reader (of them, those the
+ *                                current or last reader never saw). Readers skip keys
+ *                                they do not know. Both files need CAP_SYS_ADMIN.
+ *
+ * A session whose reader closes `out' goes on detached: its buffers keep the newest
+ * records, overwriting the oldest (the flight recorder), until a reader opens `out'
+ * again (hwtap-run -A) or "stop" ends it (hwtap-run -d).
  *
  * A record on `out': a 4-byte header, then LEN bytes of output.
  *   byte 0     the stream: HWTAP_STREAM_OUT (the script's output: stdout, or hwtap-run -o
@@ -37,6 +47,7 @@
 #define HWTAP_PROTOCOL_H
 
 #define HWTAP_PROC_PREFIX	"hwtap_"	/* /proc/hwtap_NAME */
+#define HWTAP_PROTOCOL		2		/* what ctl says; a reader refuses others */
 #define HWTAP_PROC_OUT		"out"
 #define HWTAP_PROC_CTL		"ctl"
 

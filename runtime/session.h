@@ -46,6 +46,7 @@
 #define HWTAP_SESSION_H
 
 #include <linux/atomic.h>
+#include <linux/capability.h>
 #include <linux/irq_work.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -62,6 +63,9 @@
 
 #ifndef HWTAP_MODULE_NAME
 #define HWTAP_MODULE_NAME KBUILD_MODNAME
+#endif
+#ifndef HWTAP_SCRIPT_NAME
+#define HWTAP_SCRIPT_NAME HWTAP_MODULE_NAME	/* the script's file name, for ctl */
 #endif
 
 #define HWTAP_POLL_MS		10
@@ -125,6 +129,7 @@ struct hwtap_session {
 	struct work_struct stop_work;		/* the stop sequence */
 	struct delayed_work poll_work;		/* watches _hwtap_exit_requested */
 	struct proc_dir_entry *dir;		/* /proc/hwtap_NAME */
+	time64_t started;			/* when the begin probes ran (UTC seconds) */
 };
 
 static struct hwtap_session _hwtap_session;
@@ -169,6 +174,7 @@ static int _hwtap_session_start(void)
 	if (atomic_read(&s->state) != HWTAP_LOADED)
 		goto out;
 	atomic_set(&s->state, HWTAP_STARTING);
+	s->started = ktime_get_real_seconds();
 	if (!_hwtap_transport_read_by(current))
 		_hwtap_transport_set_blocking(current);
 	rc = hwtap_start();
@@ -286,19 +292,32 @@ static __printf(1, 2) __maybe_unused void _hwtap_script_error(const char *fmt, .
 
 /* ---- /proc/hwtap_NAME/ctl ------------------------------------------------------------- */
 
+/* The file mode is not enough: a session is root's (CAP_SYS_ADMIN) only. */
+static int _hwtap_ctl_open(struct inode *inode, struct file *file)
+{
+	return capable(CAP_SYS_ADMIN) ? 0 : -EPERM;
+}
+
 static ssize_t _hwtap_ctl_read(struct file *file, char __user *buf, size_t count,
 			       loff_t *ppos)
 {
-	char text[200];
+	unsigned long overwritten, unseen, entries;
+	bool attached;
+	char text[512];
 	int n;
 
+	_hwtap_transport_counts(&overwritten, &unseen, &entries, &attached);
 	n = scnprintf(text, sizeof(text), "state %s\nerrors %lld\nskipped %lld\ndropped %lld\n"
-		      "lost_commands %lld\n",
+		      "lost_commands %lld\nprotocol %d\nscript %s\nstarted %lld\n"
+		      "attached %d\nbuffer_kb %u\nrecords %lu\noverwritten %lu\n"
+		      "overwritten_before_reader %lu\n",
 		      _hwtap_state_names[atomic_read(&_hwtap_session.state)],
 		      (long long)atomic64_read(&_hwtap_errors),
 		      (long long)atomic64_read(&_hwtap_skipped),
 		      (long long)atomic64_read(&_hwtap_dropped),
-		      (long long)atomic64_read(&_hwtap_lost_commands));
+		      (long long)atomic64_read(&_hwtap_lost_commands), HWTAP_PROTOCOL,
+		      HWTAP_SCRIPT_NAME, (long long)_hwtap_session.started, attached,
+		      _hwtap_bufsize_kb, entries, overwritten, unseen);
 	return simple_read_from_buffer(buf, count, ppos, text, n);
 }
 
@@ -324,6 +343,7 @@ static ssize_t _hwtap_ctl_write(struct file *file, const char __user *buf, size_
 }
 
 static const struct proc_ops _hwtap_ctl_ops = {
+	.proc_open = _hwtap_ctl_open,
 	.proc_read = _hwtap_ctl_read,
 	.proc_write = _hwtap_ctl_write,
 };

@@ -12,9 +12,12 @@
  * split. With overwrite off, a full buffer refuses the record: it is dropped and counted
  * in _hwtap_dropped.
  *
- * Flight recorder (later): ring_buffer_change_overwrite(rb, 1), through
- * _hwtap_transport_set_overwrite(), makes a full buffer overwrite its oldest records
- * instead; the reader would then count ring_buffer_consume()'s lost events.
+ * Flight recorder: while nobody has `out' open (a detached session, hwtap-run -D), a full
+ * buffer overwrites its oldest records instead (ring_buffer_change_overwrite()), and the
+ * ring buffer counts them (ring_buffer_overruns()): the newest are kept for the next
+ * reader, who is told how many went (ctl's overwritten_before_reader). With a reader, full
+ * buffers drop new records as above, so that nothing the reader was about to see is
+ * lost unsaid.
  *
  * The reader (one at a time) gets whole records merged across CPUs by the ring buffer's
  * time stamps (trace_clock_local: per-CPU sched_clock). Across CPUs the order is as good
@@ -74,6 +77,8 @@ struct hwtap_transport {
 	atomic_t open;				/* `out' is open (0 or 1) */
 	pid_t reader_tgid;			/* the process that opened it */
 	unsigned long consumed;			/* records read so far */
+	unsigned long overruns_seen;		/* overwritten before the last reader opened */
+	unsigned long overwritten_unseen;	/* of them, since the reader before */
 	struct task_struct *blocking_task;	/* its writes may wait for room */
 	bool stalled;				/* the reader stopped reading: wait no more */
 	bool closed;
@@ -356,17 +361,30 @@ static __poll_t _hwtap_out_poll(struct file *file, struct poll_table_struct *pt)
 
 static int _hwtap_out_open(struct inode *inode, struct file *file)
 {
+	struct hwtap_transport *t = &_hwtap_transport;
+	unsigned long overruns;
+
+	/* The file mode is not enough: a session's output is root's (CAP_SYS_ADMIN) only. */
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	/* One reader at a time: released by _hwtap_out_release(). */
-	if (atomic_cmpxchg(&_hwtap_transport.open, 0, 1))
+	if (atomic_cmpxchg(&t->open, 0, 1))
 		return -EBUSY;
-	WRITE_ONCE(_hwtap_transport.reader_tgid, current->tgid);
-	WRITE_ONCE(_hwtap_transport.stalled, false);
+	/* A reader now: full buffers drop the newest again. */
+	ring_buffer_change_overwrite(t->rb, 0);
+	overruns = ring_buffer_overruns(t->rb);
+	WRITE_ONCE(t->overwritten_unseen, overruns - t->overruns_seen);
+	t->overruns_seen = overruns;
+	WRITE_ONCE(t->reader_tgid, current->tgid);
+	WRITE_ONCE(t->stalled, false);
 	return stream_open(inode, file);
 }
 
 /* Also called by proc_remove() for a file still open when the module goes away. */
 static int _hwtap_out_release(struct inode *inode, struct file *file)
 {
+	/* No reader: the flight recorder keeps the newest records. */
+	ring_buffer_change_overwrite(_hwtap_transport.rb, 1);
 	atomic_set(&_hwtap_transport.open, 0);
 	wake_up(&_hwtap_transport.space_wq);
 	return 0;
@@ -389,7 +407,7 @@ static int _hwtap_transport_init(unsigned long size)
 	t->heads = kcalloc(nr_cpu_ids, sizeof(*t->heads), GFP_KERNEL);
 	if (!t->heads)
 		return -ENOMEM;
-	/* Overwrite off: a full buffer drops new records (flight recorder: RB_FL_OVERWRITE). */
+	/* Overwrite off until a reader comes and goes (the flight recorder): none yet. */
 	t->rb = ring_buffer_alloc(size, 0);
 	if (!t->rb)
 		goto out_heads;
@@ -456,10 +474,14 @@ static void _hwtap_transport_close(void)
 	wake_up_interruptible_all(&_hwtap_transport.read_wq);
 }
 
-/* Flight recorder (not used yet): full buffers overwrite their oldest records. */
-static __maybe_unused void _hwtap_transport_set_overwrite(bool on)
+/* For ctl: records overwritten in all, and of them before the current or last reader. */
+static void _hwtap_transport_counts(unsigned long *overwritten, unsigned long *unseen,
+				    unsigned long *entries, bool *attached)
 {
-	ring_buffer_change_overwrite(_hwtap_transport.rb, on);
+	*overwritten = ring_buffer_overruns(_hwtap_transport.rb);
+	*unseen = READ_ONCE(_hwtap_transport.overwritten_unseen);
+	*entries = ring_buffer_entries(_hwtap_transport.rb);
+	*attached = atomic_read(&_hwtap_transport.open);
 }
 
 #endif /* HWTAP_TRANSPORT_H */

@@ -543,6 +543,7 @@ struct Session {
 	long target_pid;                  /* -x: what target() returns */
 	const char *command;              /* -c: run it while the module runs */
 	int max_commands;                 /* -j: system()'s commands at once, or 0 */
+	bool detach;                      /* -F: leave the session running, detached */
 	bool vm;                          /* --vm: run in the QEMU guest */
 	bool vm_icount;                   /* --vm-icount: QEMU's icount, one CPU */
 	int vm_cpus, vm_mem, vm_timeout;

@@ -38,6 +38,8 @@ static const char usage_text[] =
 	"  -x PID            the process target() returns\n"
 	"  -c CMD            run the shell command CMD (in the guest with --vm) once the\n"
 	"                    module runs; target() is its process; its exit ends the run\n"
+	"  -F                detach once the begin probes ran: the session runs on with no\n"
+	"                    reader (hwtap-run -L lists, -A NAME reattaches, -d NAME ends)\n"
 	"  -j N              let at most N of the script's system() and trigger() commands\n"
 	"                    run at once (1-64, default 4; more are refused, counted)\n"
 	"      --vm          run in a QEMU guest (the default where this kernel cannot\n"
@@ -178,13 +180,14 @@ int main(int argc, char **argv)
 	int c;
 	opterr = 0;
 	bool list_kernels = false, print_features = false;
-	while ((c = getopt_long(argc, argv, "+:p:e:I:D:r:m:s:o:x:c:j:a:gkvl:L:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:e:I:D:r:m:s:o:x:c:j:Fa:gkvl:L:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': check_module_name(optarg); s.module_name = optarg; break;
 		case 's': s.bufsize_mb = positive(optarg, "-s", 4096); break;
 		case 'o': s.output_file = optarg; break;
 		case 'c': s.command = optarg; break;
 		case 'j': s.max_commands = positive(optarg, "-j", 64); break;
+		case 'F': s.detach = true; break;
 		case 'x': s.target_pid = positive(optarg, "-x", 4194304); break;
 		case OPT_VM: s.vm = true; break;
 		case OPT_VM_CPUS: s.vm_cpus = positive(optarg, "--vm-cpus", 64); break;

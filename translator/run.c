@@ -144,7 +144,7 @@ static void pass_signal_on(int sig)
 }
 
 static int run_here(const char *loader, const char *ko, const char *output,
-		    const char *command, int max_commands, const char *params)
+		    const char *command, int max_commands, bool detach, const char *params)
 {
 	fflush(stdout);
 	static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
@@ -157,9 +157,10 @@ static int run_here(const char *loader, const char *ko, const char *output,
 	if (pid == 0) {
 		for (int i = 0; i < 3; i++)
 			sigaction(stop_signals[i], &saved[i], NULL);
-		const char *opts = xformat("%s%s%s", output ? xformat("-o %s ", shell_quote(output))
-					   : "", command ? xformat("-c %s ", shell_quote(command)) : "",
-					   max_commands ? xformat("-j %d ", max_commands) : "");
+		const char *opts = xformat("%s%s%s%s", output ? xformat("-o %s ",
+					   shell_quote(output)) : "", command ? xformat("-c %s ",
+					   shell_quote(command)) : "", max_commands ?
+					   xformat("-j %d ", max_commands) : "", detach ? "-D " : "");
 		execl("/bin/sh", "sh", "-c", xformat("exec %s %s %s%s", shell_quote(loader), opts,
 						     shell_quote(ko), params), (char *)NULL);
 		_exit(127);
@@ -198,7 +199,14 @@ int run_module(Session *s, const char *ko, const char *name)
 	bool guest = s->vm || !kernel_takes_modules();
 	if (!guest)
 		return run_here(loader, ko, s->output_file, s->command, s->max_commands,
-				params.buf);
+				s->detach, params.buf);
+	if (s->detach) {
+		fprintf(stderr, "hwtap: error: -F leaves the session running after hwtap "
+			"returns, and the QEMU guest does not outlive it: %s\n", s->vm ? "without "
+			"--vm, on a kernel that takes modules" : "this kernel takes no modules; "
+			"build with -p4 and run hwtap-run -D where one does");
+		return 1;
+	}
 	FILE *out = stdout;
 	if (s->output_file && !(out = fopen(s->output_file, "w"))) {
 		fprintf(stderr, "hwtap: error: cannot write the output file '%s': %m\n",

@@ -1397,6 +1397,9 @@ static void prologue(Gen *g, Session *s, const char *name)
 		tr_line(g, "#define %s", d);
 	}
 	tr_line(g, "#define HWTAP_MODULE_NAME \"%s\"", name);
+	const char *script = s->user->file->name, *slash = strrchr(script, '/');
+	script = slash ? slash + 1 : script;
+	tr_line(g, "#define HWTAP_SCRIPT_NAME %s", tr_c_string(script, strlen(script)));
 	for (size_t i = 0; i < sizeof(kernel_headers) / sizeof(kernel_headers[0]); i++)
 		tr_line(g, "#include <%s>", kernel_headers[i]);
 	tr_line(g, "#include \"runtime/session.h\"");

@@ -1,0 +1,176 @@
+/* sessions.c - the hwtap sessions running on this machine, as hwtap-run -L lists them and
+ * -A/-d find them: each module hwtap built has /proc/hwtap_NAME/{out,ctl}
+ * (runtime/protocol.h), whose ctl says the session's state and counters as "KEY VALUE"
+ * lines. */
+#define _GNU_SOURCE
+#include "loader.h"
+#include "../runtime/protocol.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int session_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+	if (!n || n > SESSION_NAME_MAX)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)name[i]) && name[i] != '_')
+			return 0;
+	return 1;
+}
+
+int session_read(const char *name, SessionInfo *si)
+{
+	char path[64 + SESSION_NAME_MAX], text[1024];
+	memset(si, 0, sizeof(*si));
+	snprintf(si->name, sizeof(si->name), "%s", name);
+	snprintf(path, sizeof(path), "/proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_CTL, name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, text, sizeof(text) - 1);
+	int err = errno;
+	close(fd);
+	if (n < 0) {
+		errno = err;
+		return -1;
+	}
+	text[n] = '\0';
+	for (char *save, *line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *value = strchr(line, ' ');
+		if (!value)
+			continue;
+		*value++ = '\0';
+		if (!strcmp(line, "state"))
+			snprintf(si->state, sizeof(si->state), "%s", value);
+		else if (!strcmp(line, "script"))
+			snprintf(si->script, sizeof(si->script), "%s", value);
+		else if (!strcmp(line, "protocol"))
+			si->protocol = atoi(value);
+		else if (!strcmp(line, "started"))
+			si->started = atoll(value);
+		else if (!strcmp(line, "attached"))
+			si->attached = atoi(value);
+		else if (!strcmp(line, "buffer_kb"))
+			si->buffer_kb = atoll(value);
+		else if (!strcmp(line, "records"))
+			si->records = atoll(value);
+		else if (!strcmp(line, "overwritten"))
+			si->overwritten = atoll(value);
+		else if (!strcmp(line, "overwritten_before_reader"))
+			si->overwritten_before_reader = atoll(value);
+		else if (!strcmp(line, "dropped"))
+			si->dropped = atoll(value);
+		else if (!strcmp(line, "errors"))
+			si->errors = atoll(value);
+		else if (!strcmp(line, "skipped"))
+			si->skipped = atoll(value);
+		else if (!strcmp(line, "lost_commands"))
+			si->lost_commands = atoll(value);
+	}
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const SessionInfo *)a)->name, ((const SessionInfo *)b)->name);
+}
+
+int session_list(SessionInfo **out, size_t *n)
+{
+	DIR *d = opendir("/proc");
+	*out = NULL;
+	*n = 0;
+	if (!d)
+		return -1;
+	size_t cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		const char *name = e->d_name + strlen(HWTAP_PROC_PREFIX);
+		if (strncmp(e->d_name, HWTAP_PROC_PREFIX, strlen(HWTAP_PROC_PREFIX)) ||
+		    !session_name_ok(name))
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 8;
+			SessionInfo *grown = realloc(*out, cap * sizeof(**out));
+			if (!grown) {
+				closedir(d);
+				return -1;
+			}
+			*out = grown;
+		}
+		if (!session_read(name, &(*out)[*n]))
+			(*n)++;
+	}
+	closedir(d);
+	if (*n)
+		qsort(*out, *n, sizeof(**out), by_name);
+	return 0;
+}
+
+/* S as a JSON string: the characters that need it escaped. */
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void since(char *buf, size_t len, long long t)
+{
+	struct tm tm;
+	time_t tt = t;
+	if (!t || !gmtime_r(&tt, &tm))
+		snprintf(buf, len, "-");
+	else
+		strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void session_print(FILE *f, const SessionInfo *s, size_t n, int json)
+{
+	char when[32];
+	if (!json)
+		fprintf(f, "%-24s %-20s %-8s %-20s %-8s %10s %10s %11s %8s %6s %7s\n", "SESSION",
+			"SCRIPT", "STATE", "STARTED", "ATTACHED", "BUFFER_KB", "RECORDS",
+			"OVERWRITTEN", "DROPPED", "ERRORS", "SKIPPED");
+	for (size_t i = 0; i < n; i++) {
+		since(when, sizeof(when), s[i].started);
+		if (!json) {
+			fprintf(f, "%-24s %-20s %-8s %-20s %-8s %10lld %10lld %11lld %8lld %6lld "
+				"%7lld\n", s[i].name, s[i].script[0] ? s[i].script : "-",
+				s[i].state[0] ? s[i].state : "?", when,
+				s[i].attached ? "yes" : "no", s[i].buffer_kb, s[i].records,
+				s[i].overwritten, s[i].dropped, s[i].errors, s[i].skipped);
+			continue;
+		}
+		fputs("{\"session\":", f);
+		json_string(f, s[i].name);
+		fputs(",\"script\":", f);
+		json_string(f, s[i].script);
+		fputs(",\"state\":", f);
+		json_string(f, s[i].state);
+		fputs(",\"started\":", f);
+		json_string(f, when);
+		fprintf(f, ",\"attached\":%s,\"buffer_kb\":%lld,\"records\":%lld,"
+			"\"overwritten\":%lld,\"dropped\":%lld,\"errors\":%lld,\"skipped\":%lld,"
+			"\"lost_commands\":%lld,\"protocol\":%d}\n", s[i].attached ? "true" : "false",
+			s[i].buffer_kb, s[i].records, s[i].overwritten, s[i].dropped, s[i].errors,
+			s[i].skipped, s[i].lost_commands, s[i].protocol);
+	}
+}

@@ -2,13 +2,15 @@
 /*
  * hwtap-inject - raise hardware-error events for ras probes to see, on a test machine.
  *
- *   hwtap-inject mce [--cpu N] --bank B --status S [--addr A] [--misc M] [--hw]
+ *   hwtap-inject mce [--cpu N] --bank B --status S [--addr A] [--misc M] [--ipid I]
+ *                    [--synd S] [--hw]
  *       a machine-check record through the kernel's mce-inject module (its debugfs files
  *       in /sys/kernel/debug/mce-inject): the software path by default, which hands the
  *       record to the kernel's MCE logging as if a bank had reported it; --hw raises a
  *       real #MC exception on the CPU (it needs an Intel CPU model, and in a guest
- *       monarch_timeout 0: see hwtap-ras(7)). Writing the bank file injects, so it goes
- *       last.
+ *       monarch_timeout 0: see hwtap-ras(7)). --ipid and --synd fill AMD's MCA_IPID and
+ *       MCA_SYND (the kernel keeps the IPID only on CPUs with Scalable MCA). Writing the
+ *       bank file injects, so it goes last.
  *   hwtap-inject hwpoison
  *       takes one page of its own memory out of service with madvise(MADV_HWPOISON), as
  *       the kernel does for a page with an uncorrectable error, and prints pfn=0x... of
@@ -34,7 +36,8 @@
 #define INJECT DEBUGFS "/mce-inject"
 
 static const char usage[] =
-	"usage: hwtap-inject mce [--cpu N] --bank B --status S [--addr A] [--misc M] [--hw]\n"
+	"usage: hwtap-inject mce [--cpu N] --bank B --status S [--addr A] [--misc M]\n"
+	"                        [--ipid I] [--synd S] [--hw]\n"
 	"       hwtap-inject hwpoison\n";
 
 static __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...)
@@ -84,6 +87,31 @@ static void put_number(const char *file, uint64_t v)
 	put(file, s);
 }
 
+/*
+ * The value the debugfs file FILE holds now (mce-inject prints it in hex, without 0x), or
+ * ~0 when it cannot be read.
+ */
+static uint64_t get_number(const char *file)
+{
+	char path[128], text[32] = "";
+	uint64_t v = ~0ULL;
+
+	snprintf(path, sizeof(path), "%s/%s", INJECT, file);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return v;
+	if (fgets(text, sizeof(text), f)) {
+		char *end;
+
+		errno = 0;
+		v = strtoull(text, &end, 16);
+		if (errno || end == text)
+			v = ~0ULL;
+	}
+	fclose(f);
+	return v;
+}
+
 /* Whether debugfs is mounted on DEBUGFS: its root's device differs from its parent's. */
 static bool debugfs_mounted(void)
 {
@@ -116,9 +144,11 @@ static void check_monarch_timeout(void)
 
 static int inject_mce(int argc, char **argv)
 {
-	const char *opts[] = {"--cpu", "--bank", "--status", "--addr", "--misc"};
-	uint64_t v[5] = {0};
-	bool given[5] = {false}, hw = false;
+	enum { CPU, BANK, STATUS, ADDR, MISC, IPID, SYND, NOPTS };
+	const char *opts[NOPTS] = {"--cpu", "--bank", "--status", "--addr", "--misc", "--ipid",
+				   "--synd"};
+	uint64_t v[NOPTS] = {0};
+	bool given[NOPTS] = {false}, hw = false;
 
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--hw")) {
@@ -126,9 +156,9 @@ static int inject_mce(int argc, char **argv)
 			continue;
 		}
 		size_t k;
-		for (k = 0; k < 5 && strcmp(argv[i], opts[k]); k++)
+		for (k = 0; k < NOPTS && strcmp(argv[i], opts[k]); k++)
 			;
-		if (k == 5)
+		if (k == NOPTS)
 			die("mce: unknown option '%s'\n%s", argv[i], usage);
 		if (i + 1 == argc)
 			die("mce: %s wants a value", argv[i]);
@@ -136,7 +166,7 @@ static int inject_mce(int argc, char **argv)
 		given[k] = true;
 		i++;
 	}
-	if (!given[1] || !given[2])
+	if (!given[BANK] || !given[STATUS])
 		die("mce: --bank and --status are required\n%s", usage);
 	if (access(INJECT, F_OK)) {
 		if (!debugfs_mounted())
@@ -148,12 +178,18 @@ static int inject_mce(int argc, char **argv)
 	if (hw)
 		check_monarch_timeout();
 	put("flags", hw ? "hw" : "sw");
-	if (given[0])
-		put_number("cpu", v[0]);
-	put_number("status", v[2]);
-	put_number("addr", v[3]);
-	put_number("misc", v[4]);
-	put_number("bank", v[1]);	/* injects */
+	if (given[CPU])
+		put_number("cpu", v[CPU]);
+	put_number("status", v[STATUS]);
+	put_number("addr", v[ADDR]);
+	put_number("misc", v[MISC]);
+	put_number("ipid", v[IPID]);
+	if (v[IPID] && get_number("ipid") != v[IPID])
+		fprintf(stderr, "hwtap-inject: mce: the kernel ignored --ipid 0x%" PRIx64 ": it "
+			"takes one only for a software injection on a CPU with AMD's Scalable "
+			"MCA\n", v[IPID]);
+	put_number("synd", v[SYND]);
+	put_number("bank", v[BANK]);	/* injects */
 	return 0;
 }
 

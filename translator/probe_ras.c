@@ -45,41 +45,51 @@ static const PointShape ras_shapes[] = {
 	{NULL},
 };
 
+/* Each tracepoint: its name, the kernel option without which it is missing, the header
+ * its arguments' types need, and its arguments as C parameters (6.1's; 6.12 added
+ * arguments at the end of arm_event's, which a callback may leave out). */
+#define TP_MCE_RECORD "mce_record", "CONFIG_X86_MCE", "asm/mce.h", "struct mce *m"
+#define TP_MEMORY_FAILURE "memory_failure_event", "CONFIG_MEMORY_FAILURE", NULL, \
+	"unsigned long pfn, int type, int result"
+#define TP_AER "aer_event", "CONFIG_PCIEAER", NULL, \
+	"const char *dev_name, const u32 status, const u8 severity, " \
+	"const u8 tlp_header_valid, void *tlp"
+#define TP_MC_EVENT "mc_event", "CONFIG_RAS", NULL, \
+	"const unsigned int err_type, const char *error_msg, const char *label, " \
+	"const int error_count, const u8 mc_index, const s8 top_layer, const s8 mid_layer, " \
+	"const s8 low_layer, unsigned long address, const u8 grain_bits, " \
+	"unsigned long syndrome, const char *driver_detail"
+#define TP_ARM "arm_event", "CONFIG_RAS", "linux/cper.h", \
+	"const struct cper_sec_proc_arm *proc"
+#define TP_NON_STANDARD "non_standard_event", "CONFIG_RAS", "linux/uuid.h", \
+	"const guid_t *sec_type, const guid_t *fru_id, const char *fru_text, const u8 sev, " \
+	"const u8 *err, const u32 len"
+#define TP_EXTLOG_MEM "extlog_mem_event", "CONFIG_RAS", "linux/cper.h", \
+	"struct cper_sec_mem_err *mem, u32 err_seq, const guid_t *fru_id, " \
+	"const char *fru_text, u8 sev"
+
 /* The sources in the order of ras_shapes; each field's C expression in the order of its
  * shape's context variables. */
 static const RasSource ras_sources[] = {
-	{"ras.mce", "mce_record", "CONFIG_X86_MCE", "asm/mce.h", "struct mce *m",
+	{"ras.mce", TP_MCE_RECORD,
 	 {"m->status", "m->misc", "m->addr", "m->mcgstatus", "m->mcgcap", "m->ip", "m->tsc",
 	  "m->time", "m->cpuvendor", "m->cpuid", "m->apicid", "m->socketid", "m->cs",
 	  "m->bank", "m->extcpu", "m->synd", "m->ipid", "m->ppin", "m->microcode",
 	  "m->severity"}},
-	{"ras.memory_failure", "memory_failure_event", "CONFIG_MEMORY_FAILURE", NULL,
-	 "unsigned long pfn, int type, int result", {"pfn", "type", "result"}},
-	{"ras.aer", "aer_event", "CONFIG_PCIEAER", NULL,
-	 "const char *dev_name, const u32 status, const u8 severity, "
-	 "const u8 tlp_header_valid, void *tlp",
-	 {"dev_name", "status", "severity", "tlp_header_valid"}},
-	{"ras.mc_event", "mc_event", "CONFIG_RAS", NULL,
-	 "const unsigned int err_type, const char *error_msg, const char *label, "
-	 "const int error_count, const u8 mc_index, const s8 top_layer, const s8 mid_layer, "
-	 "const s8 low_layer, unsigned long address, const u8 grain_bits, "
-	 "unsigned long syndrome, const char *driver_detail",
+	{"ras.memory_failure", TP_MEMORY_FAILURE, {"pfn", "type", "result"}},
+	{"ras.aer", TP_AER, {"dev_name", "status", "severity", "tlp_header_valid"}},
+	{"ras.mc_event", TP_MC_EVENT,
 	 {"err_type", "error_msg", "label", "error_count", "mc_index", "top_layer",
 	  "mid_layer", "low_layer", "address", "grain_bits", "syndrome",
 	  "driver_detail"}},
-	{"ras.arm", "arm_event", "CONFIG_RAS", "linux/cper.h",
-	 "const struct cper_sec_proc_arm *proc",
+	{"ras.arm", TP_ARM,
 	 {"proc->validation_bits & CPER_ARM_VALID_AFFINITY_LEVEL ? proc->affinity_level : 0xff",
 	  "proc->validation_bits & CPER_ARM_VALID_MPIDR ? proc->mpidr : 0ULL", "proc->midr",
 	  "proc->validation_bits & CPER_ARM_VALID_RUNNING_STATE ? proc->running_state : 0",
 	  "proc->validation_bits & CPER_ARM_VALID_RUNNING_STATE ? proc->psci_state : 0"}},
-	{"ras.non_standard", "non_standard_event", "CONFIG_RAS", "linux/uuid.h",
-	 "const guid_t *sec_type, const guid_t *fru_id, const char *fru_text, const u8 sev, "
-	 "const u8 *err, const u32 len",
+	{"ras.non_standard", TP_NON_STANDARD,
 	 {"guid:sec_type", "guid:fru_id", "fru_text", "sev", "len"}},
-	{"ras.extlog_mem", "extlog_mem_event", "CONFIG_RAS", "linux/cper.h",
-	 "struct cper_sec_mem_err *mem, u32 err_seq, const guid_t *fru_id, "
-	 "const char *fru_text, u8 sev",
+	{"ras.extlog_mem", TP_EXTLOG_MEM,
 	 {"err_seq",
 	  "mem->validation_bits & CPER_MEM_VALID_ERROR_TYPE ? mem->error_type : 0xff", "sev",
 	  "mem->validation_bits & CPER_MEM_VALID_PA ? mem->physical_addr : ~0ULL",
@@ -118,33 +128,18 @@ static const PointShape trace_shapes[] = {
 
 /* Each kernel.trace shape's source: ras_sources' tracepoint, its arguments as values. */
 static const RasSource trace_sources[] = {
-	{"kernel.trace(\"mce:mce_record\")", "mce_record", "CONFIG_X86_MCE", "asm/mce.h",
-	 "struct mce *m", {"m", MCE_MEMBERS(MCE_FIELD)}},
-	{"kernel.trace(\"ras:memory_failure_event\")", "memory_failure_event",
-	 "CONFIG_MEMORY_FAILURE", NULL, "unsigned long pfn, int type, int result",
+	{"kernel.trace(\"mce:mce_record\")", TP_MCE_RECORD, {"m", MCE_MEMBERS(MCE_FIELD)}},
+	{"kernel.trace(\"ras:memory_failure_event\")", TP_MEMORY_FAILURE,
 	 {"pfn", "type", "result"}},
-	{"kernel.trace(\"ras:aer_event\")", "aer_event", "CONFIG_PCIEAER", NULL,
-	 "const char *dev_name, const u32 status, const u8 severity, "
-	 "const u8 tlp_header_valid, void *tlp",
+	{"kernel.trace(\"ras:aer_event\")", TP_AER,
 	 {"dev_name", "status", "severity", "tlp_header_valid", "tlp"}},
-	{"kernel.trace(\"ras:mc_event\")", "mc_event", "CONFIG_RAS", NULL,
-	 "const unsigned int err_type, const char *error_msg, const char *label, "
-	 "const int error_count, const u8 mc_index, const s8 top_layer, const s8 mid_layer, "
-	 "const s8 low_layer, unsigned long address, const u8 grain_bits, "
-	 "unsigned long syndrome, const char *driver_detail",
+	{"kernel.trace(\"ras:mc_event\")", TP_MC_EVENT,
 	 {"err_type", "error_msg", "label", "error_count", "mc_index", "top_layer",
 	  "mid_layer", "low_layer", "address", "grain_bits", "syndrome", "driver_detail"}},
-	{"kernel.trace(\"ras:arm_event\")", "arm_event", "CONFIG_RAS", "linux/cper.h",
-	 "const struct cper_sec_proc_arm *proc", {"proc"}},
-	{"kernel.trace(\"ras:non_standard_event\")", "non_standard_event", "CONFIG_RAS",
-	 "linux/uuid.h",
-	 "const guid_t *sec_type, const guid_t *fru_id, const char *fru_text, const u8 sev, "
-	 "const u8 *err, const u32 len",
+	{"kernel.trace(\"ras:arm_event\")", TP_ARM, {"proc"}},
+	{"kernel.trace(\"ras:non_standard_event\")", TP_NON_STANDARD,
 	 {"sec_type", "fru_id", "fru_text", "sev", "err", "len"}},
-	{"kernel.trace(\"ras:extlog_mem_event\")", "extlog_mem_event", "CONFIG_RAS",
-	 "linux/cper.h",
-	 "struct cper_sec_mem_err *mem, u32 err_seq, const guid_t *fru_id, "
-	 "const char *fru_text, u8 sev",
+	{"kernel.trace(\"ras:extlog_mem_event\")", TP_EXTLOG_MEM,
 	 {"mem", "err_seq", "fru_id", "fru_text", "sev"}},
 	{NULL},
 };

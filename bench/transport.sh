@@ -3,8 +3,11 @@
 # hwtap's QEMU guest (TCG: expect real hardware to be several times faster) with the test
 # module testsuite/hwtap.run/module/testmod.c:
 #   - one _hwtap_write() of 64 bytes (and of 4000): 1e5 (2e4) calls in a row in process
-#     context, timed in the module with ktime_get_ns(); with room, and with the buffer full
-#     (the drop path)
+#     context, timed in the module with ktime_get_ns(); with room, with the buffer full
+#     (the drop path), and full in overwrite mode (a detached session's flight recorder:
+#     each write overwrites the oldest record), with the ratio to the room case
+#   - reattaching to a detached session whose 32 MiB per CPU buffers are full (64 MiB in
+#     the 2-CPU guest) and draining them: hwtap-run -A from start to exit
 #   - throughput: a 1 ms hrtimer on each CPU writes N records of 4000 bytes per tick for
 #     2 s while hwtap-run relays them to /dev/null; the largest N without drops, per CPU,
 #     with the default 256 KiB buffers and with 4 MiB ones
@@ -16,30 +19,42 @@ cd "$(dirname "$0")/.."
 g=guest/hwtap-guest
 run=loader/hwtap-run
 [ -x "$g" ] && [ -x "$run" ] || { echo "bench/transport.sh: run make first" >&2; exit 1; }
-release=${1:-$(ls -d /lib/modules/*/build | sed 's|/lib/modules/||; s|/build||' | sort -V | tail -1)}
+release=${1:-$(translator/hwtap --list-kernels | awk '/  default:/ { print $1 }')}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 cp testsuite/hwtap.run/module/testmod.c testsuite/hwtap.run/module/Kbuild "$tmp"
-make -s -C "/lib/modules/$release/build" M="$tmp" HWTAP_TOP="$PWD" modules 2>&1 |
+make -s -C "/lib/modules/$release/build" M="$tmp" HWTAP_TOP="$PWD" \
+	HWTAP_FEATURES="$(translator/hwtap -r "$release" --kernel-features)" modules 2>&1 |
 	grep -v 'Skipping BTF' >&2 || true
 
 script='r() { ./hwtap-run -o /dev/null testmod.ko "$@" 2>&1; }
 for i in 1 2 3; do r bench=100000 bench_size=64 hwtap_bufsize_kb=16384 exit_in_begin=1; done
 r bench=100000 bench_size=64 hwtap_bufsize_kb=8 exit_in_begin=1 | grep bench
+for i in 1 2 3; do r bench=100000 bench_size=64 hwtap_bufsize_kb=8 bench_overwrite=1 exit_in_begin=1; done
+./hwtap-run -D testmod.ko tput=8 ticks=3000 hwtap_bufsize_kb=32768 >/dev/null
+sleep 8; ./hwtap-run -L | sed "s/^/list /"
+read t0 x </proc/uptime; ./hwtap-run -o /dev/null -A testmod 2>&1 | grep -v tput
+read t1 x </proc/uptime; echo "drain $t0 $t1"
 for i in 1 2 3; do r bench=20000 bench_size=4000 hwtap_bufsize_kb=131072 exit_in_begin=1; done
 for kb in 256 4096; do for n in 2 4 6 8 10 12 16 24 32; do
 	echo "tput $kb $n $(r tput=$n ticks=2000 hwtap_bufsize_kb=$kb | tr "\n" " ")"
 done; done
 for i in 1 2 3 4 5; do ./hwtap-run -v testmod.ko begin_lines=1 exit_in_begin=1 2>&1 >/dev/null; done'
-"$g" --timeout 600 --vm-file "$run" --vm-file "$tmp/testmod.ko" -- "$script" > "$tmp/out"
+"$g" --vm-kernel "$release" --timeout 600 --vm-file "$run" --vm-file "$tmp/testmod.ko" -- "$script" > "$tmp/out"
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-ns() { grep "writes of $1 bytes" "$tmp/out" | grep " 0 dropped" | sed 's/.*: \([0-9]*\) ns each.*/\1/'; }
+ns() { grep "writes of $1 bytes" "$tmp/out" | grep " 0 dropped$" | sed 's/.*: \([0-9]*\) ns each.*/\1/'; }
+ow() { grep "writes of 64 bytes.*overwrite mode" "$tmp/out" | sed 's/.*: \([0-9]*\) ns each.*/\1/'; }
 printf '%-52s %s ns  (runs: %s)\n' "_hwtap_write, 64 bytes, median of 3" \
 	"$(ns 64 | median)" "$(ns 64 | tr '\n' ' ' | sed 's/ $//')"
 printf '%-52s %s ns\n' "_hwtap_write, 64 bytes, buffer full (dropped)" \
 	"$(grep -v ' 0 dropped' "$tmp/out" | sed -n 's/.*of 64 bytes: \([0-9]*\) ns each.*/\1/p')"
+room=$(ns 64 | median)
+over=$(ow | median)
+printf '%-52s %s ns  (runs: %s; overwrite/room = %s)\n' \
+	"_hwtap_write, 64 bytes, full, overwrite mode, median of 3" "$over" \
+	"$(ow | tr '\n' ' ' | sed 's/ $//')" "$(echo "scale=2; $over / $room" | bc)"
 printf '%-52s %s ns  (runs: %s)\n' "_hwtap_write, 4000 bytes, median of 3" \
 	"$(ns 4000 | median)" "$(ns 4000 | tr '\n' ' ' | sed 's/ $//')"
 # TCG and a busy host make single runs noisy: the largest clean N, where drops first
@@ -55,6 +70,9 @@ for kb in 256 4096; do
 		"$((top / 2))" "$((top * 4000 / 2 / 1000000))"
 done
 grep '^tput' "$tmp/out" | sed 's/WARNING: //; s/^/  /'
+grep '^list ' "$tmp/out" | sed 's/^list /  /'
+awk '$1 == "drain" { printf "%-52s %.2f s\n", \
+	"reattach and drain a detached 2 x 32 MiB, hwtap-run -A", $3 - $2 }' "$tmp/out"
 # Per run of hwtap-run -v: when loading began (after .modinfo), when finit_module returned,
 # how long "start" took, when the first record came; all from hwtap-run's start.
 awk '/parameters .* \(at/ { sub(/.*\(at /, ""); b = $1 }

@@ -23,7 +23,9 @@
  *                    "flood: W written, D dropped"
  *   fail_start=E     hwtap_start raises an error and fails with -E
  *   bench=N          hwtap_start times N writes of bench_size bytes (default 64);
- *                    hwtap_end warns "bench: ..." (on stderr: run with -o /dev/null)
+ *                    hwtap_end warns "bench: ..." (on stderr: run with -o /dev/null);
+ *                    with bench_overwrite=1 the buffer overwrites its oldest records
+ *                    while they run, as a detached session's does (the flight recorder)
  *   tput=N           a 1 ms hrtimer per CPU writes N records of tput_size bytes (default
  *                    4000) per tick for `ticks' ticks, then asks for the exit; hwtap_end
  *                    warns "tput: ..."
@@ -41,7 +43,7 @@
 
 static int begin_lines, end_lines, ticks, quiet_ticks, exit_after, exit_flag, exit_in_begin;
 static int error_at, errors = 1, warn_at, nmi, perf, flood, fail_start;
-static int bench, bench_size = 64, tput, tput_size = HWTAP_RECORD_MAX;
+static int bench, bench_size = 64, bench_overwrite, tput, tput_size = HWTAP_RECORD_MAX;
 
 module_param(begin_lines, int, 0444);
 module_param(end_lines, int, 0444);
@@ -59,6 +61,7 @@ module_param(flood, int, 0444);
 module_param(fail_start, int, 0444);
 module_param(bench, int, 0444);
 module_param(bench_size, int, 0444);
+module_param(bench_overwrite, int, 0444);
 module_param(tput, int, 0444);
 module_param(tput_size, int, 0444);
 
@@ -271,6 +274,8 @@ static void run_bench(void)
 	memset(rec, 'b', sizeof(rec));
 	bench_size = clamp(bench_size, 1, HWTAP_RECORD_MAX);
 	rec[bench_size - 1] = '\n';
+	if (bench_overwrite)
+		ring_buffer_change_overwrite(_hwtap_transport.rb, 1);
 	preempt_disable();	/* one CPU, one buffer: enabled again below */
 	t0 = ktime_get_ns();
 	for (i = 0; i < bench; i++)
@@ -278,6 +283,8 @@ static void run_bench(void)
 			bench_dropped++;
 	bench_ns = ktime_get_ns() - t0;
 	preempt_enable();
+	if (bench_overwrite)
+		ring_buffer_change_overwrite(_hwtap_transport.rb, 0);
 }
 
 /* ---- the session's three functions ---------------------------------------------------- */
@@ -347,8 +354,9 @@ static void hwtap_end(void)
 	if (flood)
 		out("flood: %d written, %d dropped\n", flood_written, flood_dropped);
 	if (bench)
-		_hwtap_warn("bench: %d writes of %d bytes: %llu ns each, %d dropped", bench,
-			    bench_size, bench_ns / bench, bench_dropped);
+		_hwtap_warn("bench: %d writes of %d bytes: %llu ns each, %d dropped%s", bench,
+			    bench_size, bench_ns / bench, bench_dropped,
+			    bench_overwrite ? ", overwrite mode" : "");
 	if (tput)
 		_hwtap_warn("tput: %lld records of %d bytes written",
 			    (long long)atomic64_read(&tput_written), tput_size);

@@ -58,8 +58,8 @@
 #define HWTAP_COMMAND_WAIT 10           /* seconds for commands still running at the end */
 
 static const char usage_text[] =
-	"Usage: hwtap-run [-o FILE] [-c CMD] [-j N] [-D] [-v] MODULE.ko [PARAM=VALUE ...]\n"
-	"       hwtap-run [-o FILE] [-v] -A NAME | -d NAME | -d '*'\n"
+	"Usage: hwtap-run [-o FILE] [-c CMD] [-j N] [-D] [--json] [-v] MODULE.ko [PARAM=VALUE ...]\n"
+	"       hwtap-run [-o FILE] [--json] [-v] -A NAME | -d NAME | -d '*'\n"
 	"       hwtap-run -L [--json]\n"
 	"Load a kernel module built by hwtap, relay its output until it ends, unload it.\n"
 	"\n"
@@ -75,6 +75,8 @@ static const char usage_text[] =
 	"  -d NAME    stop session NAME ('*': every detached one), relaying its end\n"
 	"             probes' output, and unload it\n"
 	"  -L         list the sessions running here (--json: one JSON object per line)\n"
+	"  --json     each line of the script's output as a JSON object with the host,\n"
+	"             session and time; a line that is an object gets them as its first keys\n"
 	"  -v         say what happens, with timings\n"
 	"  -h         print this help and exit\n"
 	"\n"
@@ -93,7 +95,7 @@ enum mode { MODE_RUN, MODE_DETACH, MODE_ATTACH, MODE_DELETE, MODE_LIST };
 typedef struct Run {
 	enum mode mode;         /* -D, -A, -d, -L, or a plain run */
 	const char *session;    /* -A or -d NAME */
-	bool json;              /* -L --json */
+	bool json;              /* --json: -L's list, or the output, as JSON lines */
 	bool detached;          /* the relay ended by detaching: the session goes on */
 	bool detach_checked;    /* -D: the start's outcome was looked at */
 	const char *ko;         /* MODULE.ko as given */
@@ -237,8 +239,6 @@ static void parse_args(int argc, char **argv, Run *r)
 			r->mode = m;
 		}
 	}
-	if (r->json && r->mode != MODE_LIST)
-		usage_error("--json goes with -L");
 	if (r->mode == MODE_ATTACH || r->mode == MODE_DELETE || r->mode == MODE_LIST) {
 		if (optind < argc)
 			usage_error("-%c takes no module: '%s'", r->mode == MODE_ATTACH ? 'A' :
@@ -692,28 +692,156 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-static void flush_pending(Run *r)
+/* LEN bytes to STREAM's sink; a failure is said once, and stops the session for stdout. */
+static void sink_write(Run *r, int stream, const void *data, size_t len)
 {
-	Sink *s = &r->sinks[pending_stream];
-	if (pending_len && !s->failed && write_all(s->fd, pending, pending_len)) {
+	Sink *s = &r->sinks[stream];
+	if (len && !s->failed && write_all(s->fd, data, len)) {
 		s->failed = true;
 		r->failed = true;
 		if (errno != EPIPE)
 			error("cannot write the output of module %s to %s: %s", r->mi.name, s->name,
 			      strerror(errno));
-		if (!r->stop_sent && pending_stream == HWTAP_STREAM_OUT)
+		if (!r->stop_sent && stream == HWTAP_STREAM_OUT)
 			send_stop(r, "the output failed");
 	}
+}
+
+static void flush_pending(Run *r)
+{
+	sink_write(r, pending_stream, pending, pending_len);
 	pending_len = 0;
 }
 
 static void emit(Run *r, int stream, const unsigned char *data, size_t len)
 {
-	if (stream != pending_stream)
+	if (stream != pending_stream || pending_len + len > sizeof(pending))
 		flush_pending(r);
 	pending_stream = stream;
+	if (len > sizeof(pending)) {
+		sink_write(r, stream, data, len);
+		return;
+	}
 	memcpy(pending + pending_len, data, len);
 	pending_len += len;
+}
+
+/* ---- --json: each line of the script's output as one JSON object ------------------------ */
+
+typedef struct Buf {
+	char *p;
+	size_t len, cap;
+} Buf;
+
+static void buf_add(Buf *b, const void *data, size_t len)
+{
+	if (b->len + len > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + len)
+			cap *= 2;
+		char *p = realloc(b->p, cap);
+		if (!p) {
+			error("out of memory");
+			exit(1);
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, data, len);
+	b->len += len;
+}
+
+static void buf_str(Buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+/* S (LEN bytes) as a JSON string, quotes included. */
+static void buf_json_string(Buf *b, const char *s, size_t len)
+{
+	buf_str(b, "\"");
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = s[i];
+		char esc[8];
+		if (c == '"' || c == '\\') {
+			esc[0] = '\\';
+			esc[1] = c;
+			buf_add(b, esc, 2);
+		} else if (c < 0x20 || c == 0x7f) {
+			snprintf(esc, sizeof(esc), "\\u%04x", c);
+			buf_str(b, esc);
+		} else {
+			buf_add(b, &c, 1);
+		}
+	}
+	buf_str(b, "\"");
+}
+
+static Buf json_line;           /* the script's line so far */
+
+/* One whole line (no newline) as {"host":..,"session":..,"time":..,"line":".."}; a line
+ * that is a JSON object ({...}) gets the three keys put in front of its own instead. */
+static void json_emit_line(Run *r, const char *line, size_t len)
+{
+	static char host[256];
+	struct timespec ts;
+	struct tm tm;
+	char when[64];
+	Buf out = {0};
+	if (!host[0]) {
+		struct utsname u;
+		uname(&u);
+		snprintf(host, sizeof(host), "%s", u.nodename);
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%03ldZ",
+		 ts.tv_nsec / 1000000);
+	buf_str(&out, "{\"host\":");
+	buf_json_string(&out, host, strlen(host));
+	buf_str(&out, ",\"session\":");
+	buf_json_string(&out, r->mi.name, strlen(r->mi.name));
+	buf_str(&out, ",\"time\":");
+	buf_json_string(&out, when, strlen(when));
+	if (len >= 2 && line[0] == '{' && line[len - 1] == '}') {
+		size_t i = 1;
+		while (i < len - 1 && (line[i] == ' ' || line[i] == '\t'))
+			i++;
+		if (line[i] != '}')
+			buf_str(&out, ",");
+		buf_add(&out, line + i, len - i);
+	} else {
+		buf_str(&out, ",\"line\":");
+		buf_json_string(&out, line, len);
+		buf_str(&out, "}");
+	}
+	buf_str(&out, "\n");
+	emit(r, HWTAP_STREAM_OUT, (const unsigned char *)out.p, out.len);
+	free(out.p);
+}
+
+/* The script's output under --json: whole lines go out wrapped, the rest waits. */
+static void json_emit(Run *r, const unsigned char *data, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (data[i] != '\n') {
+			buf_add(&json_line, &data[i], 1);
+			continue;
+		}
+		json_emit_line(r, json_line.p ? json_line.p : "", json_line.len);
+		json_line.len = 0;
+	}
+}
+
+/* At the end of the output: a last line without its newline. */
+static void json_finish(Run *r)
+{
+	if (r->json && json_line.len) {
+		json_emit_line(r, json_line.p, json_line.len);
+		json_line.len = 0;
+	}
+	flush_pending(r);
 }
 
 /* One read()'s records: whole ones only (protocol.h). */
@@ -734,6 +862,8 @@ static void dispatch(Run *r, const unsigned char *p, size_t n)
 		if (p[0] == HWTAP_STREAM_COMMAND) {
 			flush_pending(r);       /* the output before it comes before the command's */
 			script_command(r, p + HWTAP_RECORD_HDR, len);
+		} else if (p[0] != HWTAP_STREAM_ERR && r->json) {
+			json_emit(r, p + HWTAP_RECORD_HDR, len);
 		} else {
 			emit(r, p[0] == HWTAP_STREAM_ERR ? HWTAP_STREAM_ERR : HWTAP_STREAM_OUT,
 			     p + HWTAP_RECORD_HDR, len);
@@ -879,6 +1009,7 @@ static int session(Run *r)
 	if (open_proc_files(r) || start(r))
 		return 1;
 	int rc = relay(r);
+	json_finish(r);
 	int start_error = start_result(r);
 	if (r->detached) {
 		flush_pending(r);
@@ -967,6 +1098,7 @@ static int attach(Run *r, const char *name)
 	if (r->mode == MODE_DELETE)
 		send_stop(r, "-d");
 	int rc = relay(r);
+	json_finish(r);
 	if (r->detached) {
 		flush_pending(r);
 		close_files(r);

@@ -64,6 +64,7 @@ static const char usage_text[] =
 	"Load a kernel module built by hwtap, relay its output until it ends, unload it.\n"
 	"\n"
 	"  -o FILE    write the script's output to FILE instead of stdout\n"
+	"  -S SIZE[,N]  with -o: FILE.0, FILE.1, ..., each up to SIZE MiB; keep the last N\n"
 	"  -c CMD     run the shell command CMD once the module runs; target() is its\n"
 	"             process; when it exits, the end probes run\n"
 	"  -j N       let at most N commands of the script's system() and trigger() run\n"
@@ -102,6 +103,10 @@ typedef struct Run {
 	char **params;          /* PARAM=VALUE words */
 	int nparams;
 	const char *output;     /* -o FILE, or NULL */
+	long file_mb;           /* -S SIZE: a new FILE.K past SIZE MiB, or 0 */
+	long file_count;        /* -S SIZE,N: keep the last N files, or 0: all */
+	long file_index;        /* K of the FILE.K being written */
+	long long file_bytes;   /* written to it */
 	const char *command;    /* -c CMD, or NULL */
 	pid_t cmd_pid;          /* its process, waiting on cmd_gate until the module runs */
 	int cmd_gate;           /* write end of its pipe: a byte releases it, EOF kills it */
@@ -198,6 +203,22 @@ static char *describe(const Run *r)
 
 /* ---- checks before loading ------------------------------------------------------------ */
 
+/* -S SIZE[,N], as SystemTap's: MiB per output file, and how many files to keep (all when
+ * N is left out). */
+static void parse_file_limits(Run *r, const char *arg)
+{
+	char *end;
+	r->file_mb = strtol(arg, &end, 10);
+	r->file_count = 0;
+	bool count = *end == ',';
+	if (count)
+		r->file_count = strtol(end + 1, &end, 10);
+	if (*end || r->file_mb < 1 || r->file_mb > 1048576 ||
+	    (count && (r->file_count < 1 || r->file_count > 100000)))
+		usage_error("-S %s: expected SIZE[,N]: MiB per output file (1 to 1048576) and "
+			    "how many files to keep (1 to 100000)", arg);
+}
+
 static void parse_args(int argc, char **argv, Run *r)
 {
 	int c;
@@ -207,7 +228,7 @@ static void parse_args(int argc, char **argv, Run *r)
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
-	while ((c = getopt_long(argc, argv, "+:o:c:j:DA:d:Lvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:S:c:j:DA:d:Lvh", longopts, NULL)) != -1) {
 		char *end;
 		enum mode m = MODE_RUN;
 		switch (c) {
@@ -217,6 +238,7 @@ static void parse_args(int argc, char **argv, Run *r)
 		case 'L': m = MODE_LIST; break;
 		case 'J': r->json = true; break;
 		case 'o': r->output = optarg; break;
+		case 'S': parse_file_limits(r, optarg); break;
 		case 'c': r->command = optarg; break;
 		case 'j':
 			r->max_commands = strtol(optarg, &end, 10);
@@ -239,6 +261,8 @@ static void parse_args(int argc, char **argv, Run *r)
 			r->mode = m;
 		}
 	}
+	if (r->file_mb && !r->output)
+		usage_error("-S needs -o FILE: the files are FILE.0, FILE.1, ...");
 	if (r->mode == MODE_ATTACH || r->mode == MODE_DELETE || r->mode == MODE_LIST) {
 		if (optind < argc)
 			usage_error("-%c takes no module: '%s'", r->mode == MODE_ATTACH ? 'A' :
@@ -329,19 +353,54 @@ static int check_module(Run *r)
 	return build_param_string(r);
 }
 
+/* -S: FILE.K, K counting from 0 as SystemTap names them. */
+static int open_output_file(Run *r)
+{
+	char *name = r->file_mb ? xformat("%s.%ld", r->output, r->file_index) :
+		     xformat("%s", r->output);
+	int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		error("cannot open the output file %s: %s", name, strerror(errno));
+		free(name);
+		return -1;
+	}
+	r->sinks[HWTAP_STREAM_OUT] = (Sink){ .fd = fd, .name = name };
+	r->file_bytes = 0;
+	if (r->file_count && r->file_index >= r->file_count) {
+		char *old = xformat("%s.%ld", r->output, r->file_index - r->file_count);
+		if (unlink(old) && errno != ENOENT)
+			error("cannot remove the old output file %s: %s", old, strerror(errno));
+		free(old);
+	}
+	return 0;
+}
+
 static int open_output(Run *r)
 {
 	r->sinks[HWTAP_STREAM_OUT] = (Sink){ .fd = 1, .name = "stdout" };
 	r->sinks[HWTAP_STREAM_ERR] = (Sink){ .fd = 2, .name = "stderr" };
 	if (!r->output)
 		return 0;
-	int fd = open(r->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		error("cannot open the output file %s: %s", r->output, strerror(errno));
-		return -1;
+	return open_output_file(r);
+}
+
+static void send_stop(Run *r, const char *why);
+
+/* -S: before LEN more bytes of output, the next file if they would pass SIZE. */
+static void rotate_output(Run *r, size_t len)
+{
+	Sink *s = &r->sinks[HWTAP_STREAM_OUT];
+	if (!r->file_mb || s->failed || !r->file_bytes ||
+	    r->file_bytes + (long long)len <= r->file_mb * 1048576LL)
+		return;
+	close(s->fd);
+	r->file_index++;
+	if (open_output_file(r)) {
+		s->failed = true;
+		r->failed = true;
+		if (!r->stop_sent)
+			send_stop(r, "the output failed");
 	}
-	r->sinks[HWTAP_STREAM_OUT] = (Sink){ .fd = fd, .name = r->output };
-	return 0;
 }
 
 /* ---- signals -------------------------------------------------------------------------- */
@@ -695,7 +754,11 @@ static int write_all(int fd, const char *p, size_t n)
 /* LEN bytes to STREAM's sink; a failure is said once, and stops the session for stdout. */
 static void sink_write(Run *r, int stream, const void *data, size_t len)
 {
+	if (stream == HWTAP_STREAM_OUT)
+		rotate_output(r, len);
 	Sink *s = &r->sinks[stream];
+	if (stream == HWTAP_STREAM_OUT)
+		r->file_bytes += len;
 	if (len && !s->failed && write_all(s->fd, data, len)) {
 		s->failed = true;
 		r->failed = true;
@@ -716,6 +779,10 @@ static void flush_pending(Run *r)
 static void emit(Run *r, int stream, const unsigned char *data, size_t len)
 {
 	if (stream != pending_stream || pending_len + len > sizeof(pending))
+		flush_pending(r);
+	/* -S: a file gets the whole records that fit, the next one starts the next file */
+	if (stream == HWTAP_STREAM_OUT && r->file_mb && pending_len &&
+	    r->file_bytes + (long long)(pending_len + len) > r->file_mb * 1048576LL)
 		flush_pending(r);
 	pending_stream = stream;
 	if (len > sizeof(pending)) {

@@ -540,6 +540,7 @@ struct Session {
 	bool keep_build;                  /* -k: keep the whole build folder, say where */
 	int bufsize_mb;                   /* -s */
 	const char *output_file;          /* -o */
+	const char *file_limits;          /* -S SIZE[,N], for hwtap-run */
 	long target_pid;                  /* -x: what target() returns */
 	const char *command;              /* -c: run it while the module runs */
 	int max_commands;                 /* -j: system()'s commands at once, or 0 */

@@ -35,6 +35,7 @@ static const char usage_text[] =
 	"  -k                keep the whole build folder (kbuild's files) and say where\n"
 	"  -s MB             output buffer per CPU in MiB (default 256 KiB)\n"
 	"  -o FILE           write the script's output to FILE\n"
+	"  -S SIZE[,N]       with -o: FILE.0, FILE.1, ... of SIZE MiB each; keep the last N\n"
 	"  -x PID            the process target() returns\n"
 	"  -c CMD            run the shell command CMD (in the guest with --vm) once the\n"
 	"                    module runs; target() is its process; its exit ends the run\n"
@@ -180,11 +181,12 @@ int main(int argc, char **argv)
 	int c;
 	opterr = 0;
 	bool list_kernels = false, print_features = false;
-	while ((c = getopt_long(argc, argv, "+:p:e:I:D:r:m:s:o:x:c:j:Fa:gkvl:L:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:e:I:D:r:m:s:o:S:x:c:j:Fa:gkvl:L:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': check_module_name(optarg); s.module_name = optarg; break;
 		case 's': s.bufsize_mb = positive(optarg, "-s", 4096); break;
 		case 'o': s.output_file = optarg; break;
+		case 'S': s.file_limits = optarg; break;
 		case 'c': s.command = optarg; break;
 		case 'j': s.max_commands = positive(optarg, "-j", 64); break;
 		case 'F': s.detach = true; break;
@@ -234,6 +236,8 @@ int main(int argc, char **argv)
 			usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (s.file_limits && !s.output_file)
+		usage_error("-S needs -o FILE: the files are FILE.0, FILE.1, ...");
 	if (list_kernels)
 		return guest_list_kernels(s.target_arch, stdout);
 	if (release || s.target_arch)

@@ -143,8 +143,7 @@ static void pass_signal_on(int sig)
 		kill(child_pid, sig);
 }
 
-static int run_here(const char *loader, const char *ko, const char *output,
-		    const char *command, int max_commands, bool detach, const char *params)
+static int run_here(const char *loader, const char *ko, Session *s, const char *params)
 {
 	fflush(stdout);
 	static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
@@ -157,10 +156,12 @@ static int run_here(const char *loader, const char *ko, const char *output,
 	if (pid == 0) {
 		for (int i = 0; i < 3; i++)
 			sigaction(stop_signals[i], &saved[i], NULL);
-		const char *opts = xformat("%s%s%s%s", output ? xformat("-o %s ",
-					   shell_quote(output)) : "", command ? xformat("-c %s ",
-					   shell_quote(command)) : "", max_commands ?
-					   xformat("-j %d ", max_commands) : "", detach ? "-D " : "");
+		const char *opts = xformat("%s%s%s%s%s", s->output_file ? xformat("-o %s ",
+					   shell_quote(s->output_file)) : "", s->file_limits ?
+					   xformat("-S %s ", shell_quote(s->file_limits)) : "",
+					   s->command ? xformat("-c %s ", shell_quote(s->command)) : "",
+					   s->max_commands ? xformat("-j %d ", s->max_commands) : "",
+					   s->detach ? "-D " : "");
 		execl("/bin/sh", "sh", "-c", xformat("exec %s %s %s%s", shell_quote(loader), opts,
 						     shell_quote(ko), params), (char *)NULL);
 		_exit(127);
@@ -198,8 +199,13 @@ int run_module(Session *s, const char *ko, const char *name)
 		sb_printf(&params, " hwtap_verbose=%d", s->verbose);
 	bool guest = s->vm || !kernel_takes_modules();
 	if (!guest)
-		return run_here(loader, ko, s->output_file, s->command, s->max_commands,
-				s->detach, params.buf);
+		return run_here(loader, ko, s, params.buf);
+	if (s->file_limits) {
+		fprintf(stderr, "hwtap: error: -S rotates output files that hwtap-run writes, "
+			"and in the QEMU guest hwtap itself writes -o FILE: run where this kernel "
+			"takes modules, or hwtap-run -o FILE -S %s there\n", s->file_limits);
+		return 1;
+	}
 	if (s->detach) {
 		fprintf(stderr, "hwtap: error: -F leaves the session running after hwtap "
 			"returns, and the QEMU guest does not outlive it: %s\n", s->vm ? "without "

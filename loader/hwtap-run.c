@@ -76,6 +76,8 @@ static const char usage_text[] =
 	"  -d NAME    stop session NAME ('*': every detached one), relaying its end\n"
 	"             probes' output, and unload it\n"
 	"  -L         list the sessions running here (--json: one JSON object per line)\n"
+	"  --textfile FILE  replace FILE with the Prometheus metrics the script publishes\n"
+	"             (tapset prometheus.stp), for node_exporter's textfile collector\n"
 	"  --json     each line of the script's output as a JSON object with the host,\n"
 	"             session and time; a line that is an object gets them as its first keys\n"
 	"  -v         say what happens, with timings\n"
@@ -97,6 +99,9 @@ typedef struct Run {
 	enum mode mode;         /* -D, -A, -d, -L, or a plain run */
 	const char *session;    /* -A or -d NAME */
 	bool json;              /* --json: -L's list, or the output, as JSON lines */
+	const char *textfile;   /* --textfile FILE: the script's Prometheus metrics */
+	bool textfile_warned;   /* metrics came without --textfile: said once */
+	long long published;    /* --textfile: how many times FILE was replaced */
 	bool detached;          /* the relay ended by detaching: the session goes on */
 	bool detach_checked;    /* -D: the start's outcome was looked at */
 	const char *ko;         /* MODULE.ko as given */
@@ -225,6 +230,7 @@ static void parse_args(int argc, char **argv, Run *r)
 	opterr = 0;
 	static const struct option longopts[] = {
 		{"json", no_argument, NULL, 'J'},
+		{"textfile", required_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
@@ -237,6 +243,7 @@ static void parse_args(int argc, char **argv, Run *r)
 		case 'd': m = MODE_DELETE; r->session = optarg; break;
 		case 'L': m = MODE_LIST; break;
 		case 'J': r->json = true; break;
+		case 'T': r->textfile = optarg; break;
 		case 'o': r->output = optarg; break;
 		case 'S': parse_file_limits(r, optarg); break;
 		case 'c': r->command = optarg; break;
@@ -793,6 +800,51 @@ static void emit(Run *r, int stream, const unsigned char *data, size_t len)
 	pending_len += len;
 }
 
+/* ---- --textfile: the script's Prometheus metrics ------------------------------------------ */
+
+static char *metrics;           /* stated since the last publication */
+static size_t metrics_len;
+
+static void metrics_add(Run *r, const unsigned char *data, size_t len)
+{
+	if (!r->textfile) {
+		if (!r->textfile_warned)
+			fprintf(stderr, "hwtap-run: warning: the script publishes Prometheus "
+				"metrics; --textfile FILE would write them (dropped)\n");
+		r->textfile_warned = true;
+		return;
+	}
+	char *grown = realloc(metrics, metrics_len + len);
+	if (!grown) {
+		error("out of memory");
+		exit(1);
+	}
+	metrics = grown;
+	memcpy(metrics + metrics_len, data, len);
+	metrics_len += len;
+}
+
+/* The metrics stated so far replace FILE at once: FILE.tmp written, then renamed over it. */
+static void metrics_publish(Run *r)
+{
+	if (!r->textfile)
+		return;
+	char *tmp = xformat("%s.tmp", r->textfile);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write_all(fd, metrics ? metrics : "", metrics_len) || fsync(fd) ||
+	    close(fd) || rename(tmp, r->textfile)) {
+		error("cannot write the metrics to %s (through %s): %s", r->textfile, tmp,
+		      strerror(errno));
+		if (fd >= 0)
+			unlink(tmp);
+		r->failed = true;
+	} else {
+		r->published++;
+	}
+	free(tmp);
+	metrics_len = 0;
+}
+
 /* ---- --json: each line of the script's output as one JSON object ------------------------ */
 
 typedef struct Buf {
@@ -929,6 +981,10 @@ static void dispatch(Run *r, const unsigned char *p, size_t n)
 		if (p[0] == HWTAP_STREAM_COMMAND) {
 			flush_pending(r);       /* the output before it comes before the command's */
 			script_command(r, p + HWTAP_RECORD_HDR, len);
+		} else if (p[0] == HWTAP_STREAM_METRICS) {
+			metrics_add(r, p + HWTAP_RECORD_HDR, len);
+		} else if (p[0] == HWTAP_STREAM_PUBLISH) {
+			metrics_publish(r);
 		} else if (p[0] != HWTAP_STREAM_ERR && r->json) {
 			json_emit(r, p + HWTAP_RECORD_HDR, len);
 		} else {

@@ -36,7 +36,9 @@
  *   byte 0     the stream: HWTAP_STREAM_OUT (the script's output: stdout, or hwtap-run -o
  *              FILE), HWTAP_STREAM_ERR (ERROR: and WARNING: lines: stderr) or
  *              HWTAP_STREAM_COMMAND (a command for hwtap-run to start, from system() or
- *              trigger(): "COMMAND\0EVENT", never split)
+ *              trigger(): "COMMAND\0EVENT", never split), HWTAP_STREAM_METRICS (lines of
+ *              Prometheus' text format for hwtap-run --textfile to collect) or
+ *              HWTAP_STREAM_PUBLISH (the collected lines become the file's content)
  *   byte 1     0, reserved
  *   bytes 2-3  LEN, little-endian, 1 .. HWTAP_RECORD_MAX
  * read() returns whole records only, so its buffer must hold at least HWTAP_READ_MIN
@@ -54,6 +56,8 @@
 #define HWTAP_STREAM_OUT	1
 #define HWTAP_STREAM_ERR	2
 #define HWTAP_STREAM_COMMAND	3
+#define HWTAP_STREAM_METRICS	4
+#define HWTAP_STREAM_PUBLISH	5
 
 #define HWTAP_RECORD_HDR	4
 #define HWTAP_RECORD_MAX	4000

@@ -256,6 +256,25 @@ static void _hwtap_vmessage(const char *prefix, const char *fmt, va_list ap)
 	preempt_enable();
 }
 
+/* A formatted line (up to HWTAP_MESSAGE_MAX bytes) as one record of STREAM, from any
+ * context: the tapset's Prometheus metrics. */
+static __printf(2, 3) __maybe_unused void _hwtap_stream_printf(int stream, const char *fmt,
+							       ...)
+{
+	va_list ap;
+	char *msg;
+	size_t n;
+
+	va_start(ap, fmt);
+	/* Keeps us on this CPU's scratch buffer: enabled again below. */
+	preempt_disable();
+	msg = this_cpu_ptr(_hwtap_scratch)->msg[interrupt_context_level()];
+	n = vscnprintf(msg, HWTAP_MESSAGE_MAX, fmt, ap);
+	_hwtap_write_stream(stream, msg, n);
+	preempt_enable();
+	va_end(ap);
+}
+
 /* warn(): "WARNING: MESSAGE" on stderr, from any context. */
 static __printf(1, 2) __maybe_unused void _hwtap_warn(const char *fmt, ...)
 {

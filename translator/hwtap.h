@@ -541,6 +541,7 @@ struct Session {
 	int bufsize_mb;                   /* -s */
 	const char *output_file;          /* -o */
 	const char *file_limits;          /* -S SIZE[,N], for hwtap-run */
+	const char *textfile;             /* --textfile FILE, for hwtap-run */
 	long target_pid;                  /* -x: what target() returns */
 	const char *command;              /* -c: run it while the module runs */
 	int max_commands;                 /* -j: system()'s commands at once, or 0 */

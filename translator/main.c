@@ -41,6 +41,8 @@ static const char usage_text[] =
 	"                    module runs; target() is its process; its exit ends the run\n"
 	"  -F                detach once the begin probes ran: the session runs on with no\n"
 	"                    reader (hwtap-run -L lists, -A NAME reattaches, -d NAME ends)\n"
+	"      --textfile=FILE  replace FILE with the Prometheus metrics the script\n"
+	"                    publishes (prometheus.stp); in the guest with --vm, its FILE\n"
 	"  -j N              let at most N of the script's system() and trigger() commands\n"
 	"                    run at once (1-64, default 4; more are refused, counted)\n"
 	"      --vm          run in a QEMU guest (the default where this kernel cannot\n"
@@ -152,7 +154,7 @@ int main(int argc, char **argv)
 	enum {
 		OPT_VERSION = 256, OPT_HELP, OPT_COMPAT, OPT_VM, OPT_VM_CPUS, OPT_VM_MEM,
 		OPT_VM_MODPROBE, OPT_VM_FILE, OPT_VM_TIMEOUT, OPT_LIST_KERNELS, OPT_PMU,
-		OPT_VM_ICOUNT, OPT_KERNEL_FEATURES,
+		OPT_VM_ICOUNT, OPT_KERNEL_FEATURES, OPT_TEXTFILE,
 	};
 	static const struct option longopts[] = {
 		{"version", no_argument, NULL, OPT_VERSION},
@@ -171,6 +173,7 @@ int main(int argc, char **argv)
 		{"vm-icount", no_argument, NULL, OPT_VM_ICOUNT},
 		{"kernel-features", no_argument, NULL, OPT_KERNEL_FEATURES},
 		{"pmu", required_argument, NULL, OPT_PMU},
+		{"textfile", required_argument, NULL, OPT_TEXTFILE},
 		{0, 0, 0, 0},
 	};
 	Session s;
@@ -222,6 +225,7 @@ int main(int argc, char **argv)
 		case OPT_COMPAT: s.compat = optarg; break;
 		case OPT_LIST_KERNELS: list_kernels = true; break;
 		case OPT_KERNEL_FEATURES: print_features = true; break;
+		case OPT_TEXTFILE: s.textfile = optarg; break;
 		case OPT_PMU:
 			if ((bad = pmu_select_model(optarg)))
 				usage_error("--pmu: %s", bad);

@@ -74,6 +74,14 @@ static char *shell_quote(const char *s)
 /* Under -v, when the guest ended without a status: this many of the log's last lines. */
 #define LOG_TAIL_LINES 20
 
+/* hwtap-run's options that go the same way here and in the guest: "-c CMD -j N ...". */
+static const char *loader_options(Session *s)
+{
+	return xformat("%s%s%s", s->command ? xformat("-c %s ", shell_quote(s->command)) : "",
+		       s->max_commands ? xformat("-j %d ", s->max_commands) : "",
+		       s->textfile ? xformat("--textfile %s ", shell_quote(s->textfile)) : "");
+}
+
 static void print_log_tail(const char *log, int lines)
 {
 	const char *p = log + strlen(log);
@@ -109,9 +117,8 @@ static int run_in_guest(Session *s, const char *loader, const char *ko, const ch
 		.mem_mb = s->vm_mem,
 		.modprobe = (const char **)modprobe.data,
 		.files = (const char **)files.data,
-		.script = xformat("exec /root/hwtap-run %s%s/root/%s.ko %s", s->command ?
-				  xformat("-c %s ", shell_quote(s->command)) : "", s->max_commands ?
-				  xformat("-j %d ", s->max_commands) : "", name, params),
+		.script = xformat("exec /root/hwtap-run %s/root/%s.ko %s", loader_options(s), name,
+				  params),
 		.timeout_s = s->vm_timeout,
 		.verbose = s->verbose,
 	};
@@ -156,12 +163,10 @@ static int run_here(const char *loader, const char *ko, Session *s, const char *
 	if (pid == 0) {
 		for (int i = 0; i < 3; i++)
 			sigaction(stop_signals[i], &saved[i], NULL);
-		const char *opts = xformat("%s%s%s%s%s", s->output_file ? xformat("-o %s ",
+		const char *opts = xformat("%s%s%s%s", s->output_file ? xformat("-o %s ",
 					   shell_quote(s->output_file)) : "", s->file_limits ?
 					   xformat("-S %s ", shell_quote(s->file_limits)) : "",
-					   s->command ? xformat("-c %s ", shell_quote(s->command)) : "",
-					   s->max_commands ? xformat("-j %d ", s->max_commands) : "",
-					   s->detach ? "-D " : "");
+					   loader_options(s), s->detach ? "-D " : "");
 		execl("/bin/sh", "sh", "-c", xformat("exec %s %s %s%s", shell_quote(loader), opts,
 						     shell_quote(ko), params), (char *)NULL);
 		_exit(127);

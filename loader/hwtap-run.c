@@ -61,6 +61,7 @@ static const char usage_text[] =
 	"Usage: hwtap-run [-o FILE] [-c CMD] [-j N] [-D] [--json] [-v] MODULE.ko [PARAM=VALUE ...]\n"
 	"       hwtap-run [-o FILE] [--json] [-v] -A NAME | -d NAME | -d '*'\n"
 	"       hwtap-run -L [--json]\n"
+	"       hwtap-run [-o FILE] [--json] --snapshot NAME\n"
 	"Load a kernel module built by hwtap, relay its output until it ends, unload it.\n"
 	"\n"
 	"  -o FILE    write the script's output to FILE instead of stdout\n"
@@ -76,6 +77,8 @@ static const char usage_text[] =
 	"  -d NAME    stop session NAME ('*': every detached one), relaying its end\n"
 	"             probes' output, and unload it\n"
 	"  -L         list the sessions running here (--json: one JSON object per line)\n"
+	"  --snapshot NAME  a copy of what session NAME's buffers hold, leaving them as they\n"
+	"             are (the reader, attached or to come, still gets it all)\n"
 	"  --textfile FILE  replace FILE with the Prometheus metrics the script publishes\n"
 	"             (tapset prometheus.stp), for node_exporter's textfile collector\n"
 	"  --json     each line of the script's output as a JSON object with the host,\n"
@@ -93,7 +96,7 @@ typedef struct Sink {
 	bool failed;
 } Sink;
 
-enum mode { MODE_RUN, MODE_DETACH, MODE_ATTACH, MODE_DELETE, MODE_LIST };
+enum mode { MODE_RUN, MODE_DETACH, MODE_ATTACH, MODE_DELETE, MODE_LIST, MODE_SNAPSHOT };
 
 typedef struct Run {
 	enum mode mode;         /* -D, -A, -d, -L, or a plain run */
@@ -231,6 +234,7 @@ static void parse_args(int argc, char **argv, Run *r)
 	static const struct option longopts[] = {
 		{"json", no_argument, NULL, 'J'},
 		{"textfile", required_argument, NULL, 'T'},
+		{"snapshot", required_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
@@ -242,6 +246,7 @@ static void parse_args(int argc, char **argv, Run *r)
 		case 'A': m = MODE_ATTACH; r->session = optarg; break;
 		case 'd': m = MODE_DELETE; r->session = optarg; break;
 		case 'L': m = MODE_LIST; break;
+		case 'P': m = MODE_SNAPSHOT; r->session = optarg; break;
 		case 'J': r->json = true; break;
 		case 'T': r->textfile = optarg; break;
 		case 'o': r->output = optarg; break;
@@ -264,16 +269,18 @@ static void parse_args(int argc, char **argv, Run *r)
 		}
 		if (m != MODE_RUN) {
 			if (r->mode != MODE_RUN && r->mode != m)
-				usage_error("-D, -A, -d and -L go one at a time");
+				usage_error("-D, -A, -d, -L and --snapshot go one at a time");
 			r->mode = m;
 		}
 	}
 	if (r->file_mb && !r->output)
 		usage_error("-S needs -o FILE: the files are FILE.0, FILE.1, ...");
-	if (r->mode == MODE_ATTACH || r->mode == MODE_DELETE || r->mode == MODE_LIST) {
+	if (r->mode == MODE_ATTACH || r->mode == MODE_DELETE || r->mode == MODE_LIST ||
+	    r->mode == MODE_SNAPSHOT) {
 		if (optind < argc)
-			usage_error("-%c takes no module: '%s'", r->mode == MODE_ATTACH ? 'A' :
-				    r->mode == MODE_DELETE ? 'd' : 'L', argv[optind]);
+			usage_error("%s takes no module: '%s'", r->mode == MODE_ATTACH ? "-A" :
+				    r->mode == MODE_DELETE ? "-d" : r->mode == MODE_LIST ? "-L" :
+				    "--snapshot", argv[optind]);
 		if (r->command)
 			usage_error("-c goes with a module to load, not -A, -d or -L");
 		bool all = r->mode == MODE_DELETE && !strcmp(r->session, "*");
@@ -1237,6 +1244,45 @@ static int attach(Run *r, const char *name)
 	return status;
 }
 
+/* --snapshot NAME: the records its buffers hold, copied, relayed to the end of the copy.
+ * The script's commands and metrics in it are not acted on again. */
+static int snapshot(Run *r, const char *name)
+{
+	SessionInfo si;
+	r->mi.name = (char *)name;
+	if (find_session(name, &si))
+		return 1;
+	char *path = xformat("/proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_SNAP, name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		error("session %s: cannot open %s: %s", name, path, strerror(errno));
+		free(path);
+		return 1;
+	}
+	ssize_t n;
+	while ((n = read(fd, relay_buf, sizeof(relay_buf))) > 0) {
+		unsigned char *p = relay_buf;
+		while (n >= HWTAP_RECORD_HDR) {
+			size_t len = p[2] | (size_t)p[3] << 8;
+			if (p[0] == HWTAP_STREAM_OUT && r->json)
+				json_emit(r, p + HWTAP_RECORD_HDR, len);
+			else if (p[0] == HWTAP_STREAM_OUT || p[0] == HWTAP_STREAM_ERR)
+				emit(r, p[0], p + HWTAP_RECORD_HDR, len);
+			p += HWTAP_RECORD_HDR + len;
+			n -= HWTAP_RECORD_HDR + len;
+		}
+		flush_pending(r);
+	}
+	if (n < 0) {
+		error("session %s: cannot read %s: %s", name, path, strerror(errno));
+		r->failed = true;
+	}
+	json_finish(r);
+	close(fd);
+	free(path);
+	return r->failed;
+}
+
 /* -d '*': every session without a reader. */
 static int delete_detached(Run *r)
 {
@@ -1283,6 +1329,12 @@ int main(int argc, char **argv)
 	}
 	if (r.mode == MODE_LIST)
 		return list(&r);
+	if (r.mode == MODE_SNAPSHOT) {
+		if (open_output(&r))
+			return 1;
+		signal(SIGPIPE, SIG_IGN);
+		return snapshot(&r, r.session);
+	}
 	if (r.mode == MODE_ATTACH || r.mode == MODE_DELETE) {
 		if (open_output(&r))
 			return 1;

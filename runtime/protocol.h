@@ -12,6 +12,9 @@
  *                                the session has closed the transport and all is read.
  *                                One reader at a time (a second open: -EBUSY); poll()
  *                                works; O_NONBLOCK gives -EAGAIN.
+ *   /proc/hwtap_NAME/snap  0400  a copy of what the buffers hold, in the record format of
+ *                                `out', without consuming it: read() to 0 (end of file);
+ *                                any number of readers at once (hwtap-run --snapshot)
  *   /proc/hwtap_NAME/ctl   0600  write "start" (runs the begin probes in the writer's
  *                                context and starts the others; the write fails with
  *                                their error; write it from a process other than the
@@ -51,6 +54,7 @@
 #define HWTAP_PROC_PREFIX	"hwtap_"	/* /proc/hwtap_NAME */
 #define HWTAP_PROTOCOL		2		/* what ctl says; a reader refuses others */
 #define HWTAP_PROC_OUT		"out"
+#define HWTAP_PROC_SNAP		"snap"
 #define HWTAP_PROC_CTL		"ctl"
 
 #define HWTAP_STREAM_OUT	1

@@ -397,6 +397,118 @@ static const struct proc_ops _hwtap_out_ops = {
 	.proc_release = _hwtap_out_release,
 };
 
+/* ---- snapshots: /proc/hwtap_NAME/snap ------------------------------------------------------ */
+
+/*
+ * A copy of what the buffers hold when it is read, oldest first, without consuming it:
+ * the live reader (or the next one) still gets every record, and the writers go on (a
+ * ring buffer iterator does not stop them; a record they overwrite under the iterator is
+ * missed, and the copy ends with a warning record saying so). Any number of snapshots,
+ * each with its own iterators.
+ */
+struct hwtap_snap {
+	struct mutex lock;			/* one read() at a time on this file */
+	bool dropped, said;			/* a record was overwritten under us */
+	struct ring_buffer_iter *iter[];	/* [nr_cpu_ids]; NULL: no buffer */
+};
+
+static int _hwtap_snap_open(struct inode *inode, struct file *file)
+{
+	struct hwtap_snap *snap;
+	int cpu;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	snap = kzalloc(struct_size(snap, iter, nr_cpu_ids), GFP_KERNEL);
+	if (!snap)
+		return -ENOMEM;
+	mutex_init(&snap->lock);
+	for_each_possible_cpu(cpu)
+		snap->iter[cpu] = ring_buffer_read_start(_hwtap_transport.rb, cpu, GFP_KERNEL);
+	file->private_data = snap;
+	return stream_open(inode, file);
+}
+
+static int _hwtap_snap_release(struct inode *inode, struct file *file)
+{
+	struct hwtap_snap *snap = file->private_data;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (snap->iter[cpu])
+			ring_buffer_read_finish(snap->iter[cpu]);
+	kfree(snap);
+	return 0;
+}
+
+static const char _hwtap_snap_warning[] =
+	"WARNING: snapshot: records were overwritten while it was read: some are missing\n";
+
+static ssize_t _hwtap_snap_read(struct file *file, char __user *buf, size_t count,
+				loff_t *ppos)
+{
+	struct hwtap_snap *snap = file->private_data;
+	struct ring_buffer_event *event, *best_event;
+	size_t done = 0, size;
+	u64 ts, best_ts;
+	int cpu, best;
+
+	if (count < HWTAP_READ_MIN)
+		return -EINVAL;
+	mutex_lock(&snap->lock);
+	for (;;) {
+		best = -1;
+		best_event = NULL;
+		best_ts = 0;
+		for_each_possible_cpu(cpu) {
+			if (!snap->iter[cpu])
+				continue;
+			event = ring_buffer_iter_peek(snap->iter[cpu], &ts);
+			if (ring_buffer_iter_dropped(snap->iter[cpu]))
+				snap->dropped = true;
+			if (event && (best < 0 || ts < best_ts)) {
+				best = cpu;
+				best_event = event;
+				best_ts = ts;
+			}
+		}
+		if (best < 0)
+			break;
+		size = _hwtap_record_size(best_event);
+		if (size > count - done)
+			break;
+		if (size && copy_to_user(buf + done, ring_buffer_event_data(best_event), size)) {
+			mutex_unlock(&snap->lock);
+			return done ? done : -EFAULT;
+		}
+		done += size;
+		ring_buffer_iter_advance(snap->iter[best]);
+	}
+	/* At the end, once: say what the copy missed, as an ERR record of its own. */
+	if (best < 0 && snap->dropped && !snap->said &&
+	    count - done >= HWTAP_RECORD_HDR + sizeof(_hwtap_snap_warning) - 1) {
+		unsigned char hdr[HWTAP_RECORD_HDR] = {
+			HWTAP_STREAM_ERR, 0, (sizeof(_hwtap_snap_warning) - 1) & 0xff,
+			(sizeof(_hwtap_snap_warning) - 1) >> 8,
+		};
+
+		if (!copy_to_user(buf + done, hdr, sizeof(hdr)) &&
+		    !copy_to_user(buf + done + sizeof(hdr), _hwtap_snap_warning,
+				  sizeof(_hwtap_snap_warning) - 1)) {
+			done += sizeof(hdr) + sizeof(_hwtap_snap_warning) - 1;
+			snap->said = true;
+		}
+	}
+	mutex_unlock(&snap->lock);
+	return done;
+}
+
+static const struct proc_ops _hwtap_snap_ops = {
+	.proc_open = _hwtap_snap_open,
+	.proc_read = _hwtap_snap_read,
+	.proc_release = _hwtap_snap_release,
+};
+
 /* ---- the session's side --------------------------------------------------------------- */
 
 /* SIZE bytes per CPU. */
@@ -424,7 +536,8 @@ out_heads:
 
 static struct proc_dir_entry *_hwtap_transport_create_file(struct proc_dir_entry *dir)
 {
-	return proc_create(HWTAP_PROC_OUT, 0400, dir, &_hwtap_out_ops);
+	return proc_create(HWTAP_PROC_SNAP, 0400, dir, &_hwtap_snap_ops) ?
+	       proc_create(HWTAP_PROC_OUT, 0400, dir, &_hwtap_out_ops) : NULL;
 }
 
 /* After the last producer is gone (and proc_remove()): frees everything. */

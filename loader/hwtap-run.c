@@ -1136,7 +1136,15 @@ static void report(const Run *r)
 /* From the loaded module to its end of output: the exit status. */
 static int session(Run *r)
 {
-	if (open_proc_files(r) || start(r))
+	SessionInfo si;
+	if (open_proc_files(r))
+		return 1;
+	if (!session_read(r->mi.name, &si) && si.protocol != HWTAP_PROTOCOL) {
+		error("%s was built by another hwtap (its protocol is %d, this hwtap-run's %d): "
+		      "rebuild it with this hwtap", r->ko, si.protocol, HWTAP_PROTOCOL);
+		return 1;
+	}
+	if (start(r))
 		return 1;
 	int rc = relay(r);
 	json_finish(r);

@@ -52,7 +52,9 @@
 #define HWTAP_PROTOCOL_H
 
 #define HWTAP_PROC_PREFIX	"hwtap_"	/* /proc/hwtap_NAME */
+#ifndef HWTAP_PROTOCOL			/* (a test builds a module claiming another) */
 #define HWTAP_PROTOCOL		2		/* what ctl says; a reader refuses others */
+#endif
 #define HWTAP_PROC_OUT		"out"
 #define HWTAP_PROC_SNAP		"snap"
 #define HWTAP_PROC_CTL		"ctl"

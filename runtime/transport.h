@@ -287,7 +287,7 @@ static ssize_t _hwtap_copy_records(char __user *buf, size_t count)
 		if (size && copy_to_user(buf + done, ring_buffer_event_data(t->heads[cpu].event),
 					 size))
 			return done ? done : -EFAULT;
-		/* Flight recorder: the lost-events count of overwritten records comes here. */
+		/* (Records overwritten before a reader came are counted at its open.) */
 		ring_buffer_consume(t->rb, cpu, NULL, NULL);
 		/* The count after the consume: pairs with _hwtap_reader_progress(). */
 		smp_store_release(&t->consumed, t->consumed + 1);

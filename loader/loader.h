@@ -26,6 +26,7 @@ int modinfo_has_param(const ModInfo *mi, const char *name, size_t len);
 /* ---- sessions.c: the running sessions (/proc/hwtap_NAME) ----------------------------- */
 
 #define SESSION_NAME_MAX 55     /* a module name hwtap makes: MODULE_NAME_LEN - 1 - 8 */
+#define SESSION_COUNTERS_MAX 32 /* perf counters -L shows of a session */
 
 /* What a session's ctl says (runtime/session.h); 0 or "" for what it does not say. */
 typedef struct SessionInfo {
@@ -35,6 +36,9 @@ typedef struct SessionInfo {
 	int protocol, attached;
 	long long started, buffer_kb, records, overwritten, overwritten_before_reader;
 	long long dropped, errors, skipped, lost_commands;
+	int ncounters;                  /* the perf counters' values, @perf("NAME")'s */
+	char counter[SESSION_COUNTERS_MAX][64];
+	long long counter_value[SESSION_COUNTERS_MAX];
 } SessionInfo;
 
 /* Whether NAME can be a session's name: letters, digits and '_', at most

@@ -29,7 +29,7 @@ int session_name_ok(const char *name)
 
 int session_read(const char *name, SessionInfo *si)
 {
-	char path[64 + SESSION_NAME_MAX], text[1024];
+	char path[64 + SESSION_NAME_MAX], text[4096];
 	memset(si, 0, sizeof(*si));
 	snprintf(si->name, sizeof(si->name), "%s", name);
 	snprintf(path, sizeof(path), "/proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_CTL, name);
@@ -76,6 +76,13 @@ int session_read(const char *name, SessionInfo *si)
 			si->skipped = atoll(value);
 		else if (!strcmp(line, "lost_commands"))
 			si->lost_commands = atoll(value);
+		else if (!strcmp(line, "counter") && si->ncounters < SESSION_COUNTERS_MAX &&
+			 strchr(value, ' ')) {
+			char *v = strrchr(value, ' ');
+			snprintf(si->counter[si->ncounters], sizeof(si->counter[0]), "%.*s",
+				 (int)(v - value), value);
+			si->counter_value[si->ncounters++] = atoll(v + 1);
+		}
 	}
 	return 0;
 }
@@ -146,17 +153,21 @@ void session_print(FILE *f, const SessionInfo *s, size_t n, int json)
 {
 	char when[32];
 	if (!json)
-		fprintf(f, "%-24s %-20s %-8s %-20s %-8s %10s %10s %11s %8s %6s %7s\n", "SESSION",
-			"SCRIPT", "STATE", "STARTED", "ATTACHED", "BUFFER_KB", "RECORDS",
-			"OVERWRITTEN", "DROPPED", "ERRORS", "SKIPPED");
+		fprintf(f, "%-24s %-20s %-8s %-20s %-8s %10s %10s %11s %8s %6s %7s %s\n",
+			"SESSION", "SCRIPT", "STATE", "STARTED", "ATTACHED", "BUFFER_KB", "RECORDS",
+			"OVERWRITTEN", "DROPPED", "ERRORS", "SKIPPED", "COUNTERS");
 	for (size_t i = 0; i < n; i++) {
 		since(when, sizeof(when), s[i].started);
 		if (!json) {
 			fprintf(f, "%-24s %-20s %-8s %-20s %-8s %10lld %10lld %11lld %8lld %6lld "
-				"%7lld\n", s[i].name, s[i].script[0] ? s[i].script : "-",
+				"%7lld ", s[i].name, s[i].script[0] ? s[i].script : "-",
 				s[i].state[0] ? s[i].state : "?", when,
 				s[i].attached ? "yes" : "no", s[i].buffer_kb, s[i].records,
 				s[i].overwritten, s[i].dropped, s[i].errors, s[i].skipped);
+			for (int k = 0; k < s[i].ncounters; k++)
+				fprintf(f, "%s%s=%lld", k ? "," : "", s[i].counter[k],
+					s[i].counter_value[k]);
+			fprintf(f, "%s\n", s[i].ncounters ? "" : "-");
 			continue;
 		}
 		fputs("{\"session\":", f);
@@ -169,8 +180,15 @@ void session_print(FILE *f, const SessionInfo *s, size_t n, int json)
 		json_string(f, when);
 		fprintf(f, ",\"attached\":%s,\"buffer_kb\":%lld,\"records\":%lld,"
 			"\"overwritten\":%lld,\"dropped\":%lld,\"errors\":%lld,\"skipped\":%lld,"
-			"\"lost_commands\":%lld,\"protocol\":%d}\n", s[i].attached ? "true" : "false",
-			s[i].buffer_kb, s[i].records, s[i].overwritten, s[i].dropped, s[i].errors,
-			s[i].skipped, s[i].lost_commands, s[i].protocol);
+			"\"lost_commands\":%lld,\"protocol\":%d,\"counters\":{",
+			s[i].attached ? "true" : "false", s[i].buffer_kb, s[i].records,
+			s[i].overwritten, s[i].dropped, s[i].errors, s[i].skipped, s[i].lost_commands,
+			s[i].protocol);
+		for (int k = 0; k < s[i].ncounters; k++) {
+			fputs(k ? "," : "", f);
+			json_string(f, s[i].counter[k]);
+			fprintf(f, ":%lld", s[i].counter_value[k]);
+		}
+		fputs("}}\n", f);
 	}
 }

@@ -86,6 +86,7 @@ struct hwtap_perf {
 	bool target;				/* .process: the target process, not CPUs */
 	const char *exec_path;			/* .process("PATH"): tasks that exec it */
 	perf_overflow_handler_t handler;	/* NULL: a counting event */
+	const char *counter;			/* a counting event's .counter("NAME") */
 	/* the runtime's */
 	struct perf_event * __percpu *events;	/* per CPU, or */
 	struct perf_event **tasks;		/* per task: the target's, or each exec's */
@@ -520,12 +521,27 @@ static int _hwtap_perf_start_cpus(struct hwtap_perf *p)
 	return _hwtap_perf_failed(p, rc, "cannot register for CPU hotplug (%d)", rc);
 }
 
+/* ctl's "counter NAME VALUE" lines: each counting event's snapshot, as @perf reads it. */
+static size_t _hwtap_perf_ctl(char *buf, size_t len)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < _hwtap_perf_n; i++)
+		if (_hwtap_perf_table[i].counter)
+			n += scnprintf(buf + n, len - n, "counter %s %lld\n",
+				       _hwtap_perf_table[i].counter,
+				       (long long)_hwtap_perf_value(&_hwtap_perf_table[i]));
+	return n;
+}
+
 static int _hwtap_perf_start(struct hwtap_perf *table, int n)
 {
 	int i, rc;
 
 	_hwtap_perf_table = table;
 	_hwtap_perf_n = n;
+	WRITE_ONCE(_hwtap_ctl_more, _hwtap_perf_ctl);
 	INIT_DELAYED_WORK(&_hwtap_perf_refresher, _hwtap_perf_refresh);
 	rc = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "hwtap/perf:" HWTAP_MODULE_NAME,
 				     _hwtap_perf_online, _hwtap_perf_offline);

@@ -311,6 +311,10 @@ static __printf(1, 2) __maybe_unused void _hwtap_script_error(const char *fmt, .
 
 /* ---- /proc/hwtap_NAME/ctl ------------------------------------------------------------- */
 
+/* More "KEY VALUE" lines for ctl, from the parts of the runtime that have them (perf.c's
+ * counters): what it wrote into BUF (LEN bytes). */
+static size_t (*_hwtap_ctl_more)(char *buf, size_t len);
+
 /* The file mode is not enough: a session is root's (CAP_SYS_ADMIN) only. */
 static int _hwtap_ctl_open(struct inode *inode, struct file *file)
 {
@@ -321,12 +325,18 @@ static ssize_t _hwtap_ctl_read(struct file *file, char __user *buf, size_t count
 			       loff_t *ppos)
 {
 	unsigned long overwritten, unseen, entries;
+	size_t (*more)(char *buf, size_t len) = READ_ONCE(_hwtap_ctl_more);
 	bool attached;
-	char text[512];
-	int n;
+	ssize_t rc;
+	char *text;
+	size_t n;
+
+	text = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!text)
+		return -ENOMEM;
 
 	_hwtap_transport_counts(&overwritten, &unseen, &entries, &attached);
-	n = scnprintf(text, sizeof(text), "state %s\nerrors %lld\nskipped %lld\ndropped %lld\n"
+	n = scnprintf(text, PAGE_SIZE, "state %s\nerrors %lld\nskipped %lld\ndropped %lld\n"
 		      "lost_commands %lld\nprotocol %d\nscript %s\nstarted %lld\n"
 		      "attached %d\nbuffer_kb %u\nrecords %lu\noverwritten %lu\n"
 		      "overwritten_before_reader %lu\n",
@@ -337,7 +347,11 @@ static ssize_t _hwtap_ctl_read(struct file *file, char __user *buf, size_t count
 		      (long long)atomic64_read(&_hwtap_lost_commands), HWTAP_PROTOCOL,
 		      HWTAP_SCRIPT_NAME, (long long)_hwtap_session.started, attached,
 		      _hwtap_bufsize_kb, entries, overwritten, unseen);
-	return simple_read_from_buffer(buf, count, ppos, text, n);
+	if (more)
+		n += more(text + n, PAGE_SIZE - n);
+	rc = simple_read_from_buffer(buf, count, ppos, text, n);
+	kfree(text);
+	return rc;
 }
 
 static ssize_t _hwtap_ctl_write(struct file *file, const char __user *buf, size_t count,

@@ -1127,6 +1127,9 @@ static int perf_table(Gen *g, Session *s)
 				tr_c_string(ev.process_path, strlen(ev.process_path)));
 		if (!ev.counter)
 			tr_line(g, "		.handler = perf_%d_fire,", i);
+		else
+			tr_line(g, "		.counter = %s,", tr_c_string(ev.counter,
+									    strlen(ev.counter)));
 		tr_line(g, "	},");
 	}
 	if (n) {

@@ -7,6 +7,7 @@
 #include "../runtime/protocol.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,41 @@ int session_name_ok(const char *name)
 		if (!isalnum((unsigned char)name[i]) && name[i] != '_')
 			return 0;
 	return 1;
+}
+
+/* ctl's numeric keys and where SessionInfo keeps them. */
+static const struct {
+	const char *key;
+	size_t offset;
+} number_keys[] = {
+	{"started", offsetof(SessionInfo, started)},
+	{"buffer_kb", offsetof(SessionInfo, buffer_kb)},
+	{"records", offsetof(SessionInfo, records)},
+	{"overwritten", offsetof(SessionInfo, overwritten)},
+	{"overwritten_before_reader", offsetof(SessionInfo, overwritten_before_reader)},
+	{"dropped", offsetof(SessionInfo, dropped)},
+	{"errors", offsetof(SessionInfo, errors)},
+	{"skipped", offsetof(SessionInfo, skipped)},
+	{"lost_commands", offsetof(SessionInfo, lost_commands)},
+};
+
+/* KEY's VALUE into SI when KEY is one of number_keys; other keys are skipped. */
+static void number_key(const char *key, SessionInfo *si, const char *value)
+{
+	for (size_t i = 0; i < sizeof(number_keys) / sizeof(number_keys[0]); i++)
+		if (!strcmp(key, number_keys[i].key))
+			*(long long *)((char *)si + number_keys[i].offset) = atoll(value);
+}
+
+/* "NAME VALUE" of a "counter" line into SI's counters, while there is room. */
+static void counter_key(SessionInfo *si, const char *value)
+{
+	const char *v = strrchr(value, ' ');
+	if (!v || si->ncounters == SESSION_COUNTERS_MAX)
+		return;
+	snprintf(si->counter[si->ncounters], sizeof(si->counter[0]), "%.*s", (int)(v - value),
+		 value);
+	si->counter_value[si->ncounters++] = atoll(v + 1);
 }
 
 int session_read(const char *name, SessionInfo *si)
@@ -56,33 +92,12 @@ int session_read(const char *name, SessionInfo *si)
 			snprintf(si->script, sizeof(si->script), "%s", value);
 		else if (!strcmp(line, "protocol"))
 			si->protocol = atoi(value);
-		else if (!strcmp(line, "started"))
-			si->started = atoll(value);
 		else if (!strcmp(line, "attached"))
 			si->attached = atoi(value);
-		else if (!strcmp(line, "buffer_kb"))
-			si->buffer_kb = atoll(value);
-		else if (!strcmp(line, "records"))
-			si->records = atoll(value);
-		else if (!strcmp(line, "overwritten"))
-			si->overwritten = atoll(value);
-		else if (!strcmp(line, "overwritten_before_reader"))
-			si->overwritten_before_reader = atoll(value);
-		else if (!strcmp(line, "dropped"))
-			si->dropped = atoll(value);
-		else if (!strcmp(line, "errors"))
-			si->errors = atoll(value);
-		else if (!strcmp(line, "skipped"))
-			si->skipped = atoll(value);
-		else if (!strcmp(line, "lost_commands"))
-			si->lost_commands = atoll(value);
-		else if (!strcmp(line, "counter") && si->ncounters < SESSION_COUNTERS_MAX &&
-			 strchr(value, ' ')) {
-			char *v = strrchr(value, ' ');
-			snprintf(si->counter[si->ncounters], sizeof(si->counter[0]), "%.*s",
-				 (int)(v - value), value);
-			si->counter_value[si->ncounters++] = atoll(v + 1);
-		}
+		else if (!strcmp(line, "counter"))
+			counter_key(si, value);
+		else
+			number_key(line, si, value);
 	}
 	return 0;
 }

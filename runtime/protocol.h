@@ -29,7 +29,7 @@
  *                                buffers now), overwritten (by the flight recorder, in
  *                                all) and overwritten_before_reader (of them, those the
  *                                current or last reader never saw). Readers skip keys
- *                                they do not know. Both files need CAP_SYS_ADMIN.
+ *                                they do not know. All three files need CAP_SYS_ADMIN.
  *
  * A session whose reader closes `out' goes on detached: its buffers keep the newest
  * records, overwriting the oldest (the flight recorder), until a reader opens `out'

@@ -104,7 +104,6 @@ typedef struct Run {
 	bool json;              /* --json: -L's list, or the output, as JSON lines */
 	const char *textfile;   /* --textfile FILE: the script's Prometheus metrics */
 	bool textfile_warned;   /* metrics came without --textfile: said once */
-	long long published;    /* --textfile: how many times FILE was replaced */
 	bool detached;          /* the relay ended by detaching: the session goes on */
 	bool detach_checked;    /* -D: the start's outcome was looked at */
 	const char *ko;         /* MODULE.ko as given */
@@ -543,6 +542,11 @@ static int open_proc_files(Run *r)
 	r->out_path = xformat("/proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_OUT, r->mi.name);
 	r->ctl_path = xformat("/proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_CTL, r->mi.name);
 	r->out_fd = open(r->out_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (r->out_fd < 0 && errno == EBUSY) {
+		error("session %s already has a reader (one at a time); it detaches with SIGINT",
+		      r->mi.name);
+		return -1;
+	}
 	if (r->out_fd < 0) {
 		error("module %s: cannot open %s: %s%s", r->mi.name, r->out_path, strerror(errno),
 		      errno == ENOENT ? " (not a module built by hwtap?)" : "");
@@ -551,6 +555,7 @@ static int open_proc_files(Run *r)
 	r->ctl_fd = open(r->ctl_path, O_RDWR | O_CLOEXEC);
 	if (r->ctl_fd < 0) {
 		error("module %s: cannot open %s: %s", r->mi.name, r->ctl_path, strerror(errno));
+		close_files(r);
 		return -1;
 	}
 	return 0;
@@ -845,8 +850,6 @@ static void metrics_publish(Run *r)
 		if (fd >= 0)
 			unlink(tmp);
 		r->failed = true;
-	} else {
-		r->published++;
 	}
 	free(tmp);
 	metrics_len = 0;
@@ -1019,28 +1022,24 @@ static void drain_available(Run *r)
 		dispatch(r, relay_buf, n);
 }
 
-/* The session's state as ctl says it ("running"), into BUF. */
-static void session_state(Run *r, char *buf, size_t len)
+/* What the session's ctl says now: 0, or -1 after a message. */
+static int read_session(Run *r, SessionInfo *si)
 {
-	char text[1024];
-	ssize_t n = pread(r->ctl_fd, text, sizeof(text) - 1, 0);
-	snprintf(buf, len, "?");
-	if (n < 0)
-		return;
-	text[n] = '\0';
-	if (!strncmp(text, "state ", 6))
-		snprintf(buf, len, "%.*s", (int)strcspn(text + 6, "\n"), text + 6);
+	if (!session_read(r->mi.name, si))
+		return 0;
+	error("module %s: cannot read %s: %s%s", r->mi.name, r->ctl_path, strerror(errno),
+	      errno == ENOENT || errno == EIO ? " (was the module unloaded?)" : "");
+	return -1;
 }
 
 /* -D, once the start is over: whether the session runs on (a start that failed, or begin
  * probes that ended the script, are relayed to the end as without -D). */
 static bool runs_on(Run *r)
 {
-	char state[16];
+	SessionInfo si;
 	if (!WIFEXITED(r->starter_status) || WEXITSTATUS(r->starter_status) != 0)
 		return false;
-	session_state(r, state, sizeof(state));
-	return !strcmp(state, "running");
+	return !read_session(r, &si) && !strcmp(si.state, "running");
 }
 
 /* Until end of file: 0, or -1 when `out' cannot be read. */
@@ -1092,23 +1091,16 @@ static int relay(Run *r)
 	}
 }
 
-static int read_counters(Run *r)
+/* The session's counters into R (and all ctl says into SI): 0, or -1 after a message. */
+static int read_counters(Run *r, SessionInfo *si)
 {
-	char text[256];
-	ssize_t n = pread(r->ctl_fd, text, sizeof(text) - 1, 0);
-	if (n < 0) {
-		error("module %s: cannot read %s: %s%s", r->mi.name, r->ctl_path, strerror(errno),
-		      errno == EIO ? " (was the module unloaded?)" : "");
+	if (read_session(r, si))
 		return -1;
-	}
-	text[n] = '\0';
-	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-		sscanf(line, "errors %lld", &r->errors);
-		sscanf(line, "skipped %lld", &r->skipped);
-		sscanf(line, "dropped %lld", &r->dropped);
-		sscanf(line, "lost_commands %lld", &r->lost_commands);
-		sscanf(line, "overwritten_before_reader %lld", &r->overwritten);
-	}
+	r->errors = si->errors;
+	r->skipped = si->skipped;
+	r->dropped = si->dropped;
+	r->lost_commands = si->lost_commands;
+	r->overwritten = si->overwritten_before_reader;
 	note(r, "end of output: errors %lld, skipped %lld, dropped %lld", r->errors, r->skipped,
 	     r->dropped);
 	return 0;
@@ -1158,7 +1150,7 @@ static int session(Run *r)
 		     r->mi.name, r->mi.name);
 		return r->failed;
 	}
-	if (read_counters(r))
+	if (read_counters(r, &si))
 		rc = -1;
 	report(r);
 	if (start_error) {
@@ -1201,35 +1193,21 @@ static int attach(Run *r, const char *name)
 	SessionInfo si;
 	r->mi.name = (char *)name;
 	r->ko = name;
-	if (find_session(name, &si))
+	if (find_session(name, &si) || open_proc_files(r))
 		return 1;
-	r->out_path = xformat("/proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_OUT, name);
-	r->ctl_path = xformat("/proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_CTL, name);
-	r->out_fd = open(r->out_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (r->out_fd < 0) {
-		if (errno == EBUSY)
-			error("session %s already has a reader (one at a time); it detaches with "
-			      "SIGINT", name);
-		else
-			error("session %s: cannot open %s: %s", name, r->out_path, strerror(errno));
-		return 1;
-	}
-	r->ctl_fd = open(r->ctl_path, O_RDWR | O_CLOEXEC);
-	if (r->ctl_fd < 0) {
-		error("session %s: cannot open %s: %s", name, r->ctl_path, strerror(errno));
+	r->starter_reaped = true;
+	/* Read after the open: it is the open that counts what this reader never saw. */
+	if (read_counters(r, &si)) {
 		close_files(r);
 		return 1;
 	}
-	r->starter_reaped = true;
-	char state[16];
-	session_state(r, state, sizeof(state));
-	if (r->mode == MODE_ATTACH && !strcmp(state, "loaded")) {
+	if (r->mode == MODE_ATTACH && !strcmp(si.state, "loaded")) {
 		error("session %s was loaded but never started: 'hwtap-run -d %s' removes it",
 		      name, name);
 		close_files(r);
 		return 1;
 	}
-	if (!read_counters(r) && r->overwritten)
+	if (r->overwritten)
 		fprintf(stderr, "hwtap-run: warning: session %s: %lld record%s overwritten while "
 			"it had no reader (the oldest; a larger -s keeps more)\n", name,
 			r->overwritten, r->overwritten == 1 ? "" : "s");
@@ -1243,7 +1221,7 @@ static int attach(Run *r, const char *name)
 		note(r, "detached; the session goes on");
 		return r->failed;
 	}
-	if (read_counters(r))
+	if (read_counters(r, &si))
 		rc = -1;
 	report(r);
 	int status = rc || r->errors || r->failed;

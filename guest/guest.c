@@ -324,6 +324,14 @@ static int check_options(Guest *g)
 	if (o->timeout_s < 0)
 		return guest_error(g, -EINVAL, "guest timeout %d s: expected a positive number",
 				   o->timeout_s);
+	if (o->pstore && g->o->arch && !guest_arch_is_host(g->o->arch))
+		return guest_error(g, -EINVAL, "the pstore guest needs the host's architecture "
+				   "(%s): it reserves ramoops' memory with memmap=",
+				   guest_host_arch()->name);
+	if (o->pstore && o->mem_mb && o->mem_mb < GUEST_PSTORE_MIN_MEM_MB)
+		return guest_error(g, -EINVAL, "the pstore guest needs at least %d MB of memory "
+				   "(ramoops' is at %#lx)", GUEST_PSTORE_MIN_MEM_MB,
+				   GUEST_PSTORE_ADDR);
 	if (o->icount && o->cpus > 1)
 		return guest_error(g, -EINVAL, "--vm-icount needs 1 guest CPU (QEMU's icount "
 				   "mode runs the CPUs in turn, and hangs bringing up a second on "
@@ -369,6 +377,11 @@ static int resolve_modules(Guest *g)
 	static const char *const channel[] = { "virtio_pci", "virtio_console" };
 	for (size_t i = 0; i < sizeof(channel) / sizeof(channel[0]); i++) {
 		int rc = guest_resolve_module(g, channel[i], &g->channel_modules);
+		if (rc)
+			return rc;
+	}
+	if (g->o->pstore) {
+		int rc = guest_resolve_module(g, "ramoops", &g->pstore_modules);
 		if (rc)
 			return rc;
 	}
@@ -431,9 +444,12 @@ static void qemu_argv(Guest *g, StrList *a)
 	strlist_push(a, guest_xstrdup(g->arch->qemu));
 	for (const char *const *p = g->arch->machine; *p; p++)
 		strlist_push(a, guest_xstrdup(*p));
-	const char *fixed[] = { "-nodefaults", "-display", "none", "-no-reboot", NULL };
+	const char *fixed[] = { "-nodefaults", "-display", "none", NULL };
 	for (const char **p = fixed; *p; p++)
 		strlist_push(a, guest_xstrdup(*p));
+	/* a panic (panic=-1) resets the machine: QEMU ends, or boots it again keeping RAM */
+	if (!g->o->pstore)
+		strlist_push(a, guest_xstrdup("-no-reboot"));
 	strlist_push(a, guest_xstrdup("-m"));
 	strlist_push(a, guest_xformat("%d", g->mem_mb));
 	strlist_push(a, guest_xstrdup("-smp"));
@@ -445,8 +461,11 @@ static void qemu_argv(Guest *g, StrList *a)
 	/* loglevel=5, not quiet: WARNING, lockdep reports and stack traces are KERN_WARNING
 	 * and KERN_DEFAULT (4), which quiet (console level 4) would keep off the console. */
 	strlist_push(a, guest_xstrdup("-append"));
-	strlist_push(a, guest_xformat("console=%s loglevel=5 panic=-1 nohz=off",
-				      g->arch->console));
+	char *pstore = g->o->pstore ? guest_xformat(" memmap=%dM$%#lx", GUEST_PSTORE_MB,
+						    GUEST_PSTORE_ADDR) : guest_xstrdup("");
+	strlist_push(a, guest_xformat("console=%s loglevel=5 panic=-1 nohz=off%s",
+				      g->arch->console, pstore));
+	free(pstore);
 	static const char *const chardevs[][2] = {
 		{ "console", "console.log" }, { "out", "stdout" }, { "err", "stderr" },
 	};
@@ -598,6 +617,8 @@ typedef struct QemuRun {
 	bool booted;            /* /init wrote GUEST_INIT_MARK to the console */
 	bool boot_hung;         /* stopped: no /init within BOOT_DEADLINE_S */
 	bool ready;             /* /init runs the script and passes signals on */
+	int readies;            /* how often it said so: once a boot */
+	bool reboot_loop;       /* stopped: the pstore guest rebooted a second time */
 	bool unresponsive;      /* stopped: no output, no beat for silence_s */
 	double last_heard;      /* when output or a control line last came */
 	int signals_seen;       /* of signal_count */
@@ -646,7 +667,10 @@ static void read_control(Guest *g, QemuRun *q)
 		q->ctl_len = 0;
 		if (!strcmp(q->ctl, "ready")) {
 			q->ready = q->booted = true;
-			guest_note(g, "the script runs");
+			if (q->readies++)
+				guest_note(g, "the guest rebooted: the script runs again");
+			else
+				guest_note(g, "the script runs");
 		} else if (!strncmp(q->ctl, "sent ", 5)) {
 			q->acked = true;
 			guest_note(g, "the guest passed SIG%s on to the script", q->ctl + 5);
@@ -754,6 +778,8 @@ static void supervise(Guest *g, QemuRun *q, Stream *out, Stream *err)
 			g->unanswered = true;
 		} else if (now > q->last_heard + silence_s) {
 			q->unresponsive = true;
+		} else if (q->readies > 2) {
+			q->reboot_loop = true;
 		} else {
 			continue;
 		}
@@ -829,6 +855,35 @@ static bool has_problem(const char *log)
 	return false;
 }
 
+/* The "[ SECONDS.MICROS]" a kernel log line starts with, or -1. */
+static double log_stamp(const char *line)
+{
+	double t;
+	return sscanf(line, "[ %lf]", &t) == 1 ? t : -1;
+}
+
+/* The kernel log without the reports of its first PANICS panics: from each "Kernel panic -
+ * not syncing" line to the first line of the next boot (its time stamp goes back). What
+ * the panicking kernel printed after that line (its stack, for one) is the panic's; what
+ * came before it still counts. Malloc'ed. */
+static char *without_panics(const char *log, int panics)
+{
+	char *out = guest_xstrdup(log), *cut;
+	for (int i = 0; i < panics && (cut = strstr(out, "Kernel panic - not syncing")); i++) {
+		while (cut > out && cut[-1] != '\n')
+			cut--;
+		double t = log_stamp(cut);
+		char *next = strchr(cut, '\n');
+		while (next && (t < 0 || log_stamp(next + 1) < 0 || log_stamp(next + 1) >= t))
+			next = strchr(next + 1, '\n');
+		if (next)
+			memmove(cut, next + 1, strlen(next + 1) + 1);
+		else
+			*cut = '\0';
+	}
+	return out;
+}
+
 /* Why the script's exit status is missing: timeout, no answer, a stop signal, setup (the
  * line /init's die() printed), panic, or something else. */
 static void report_no_status(Guest *g, const QemuRun *q, const char *log)
@@ -836,6 +891,9 @@ static void report_no_status(Guest *g, const QemuRun *q, const char *log)
 	const char *setup = strstr(log, "hwtap-guest-setup: ");
 	if (q->timed_out)
 		guest_error(g, 0, "guest timed out after %d s", g->timeout_s);
+	else if (q->reboot_loop)
+		guest_error(g, 0, "the guest rebooted a second time (it reboots once, after a "
+			    "panic): it was stopped");
 	else if (q->unresponsive)
 		guest_error(g, 0, "the guest stopped answering (no output and no heartbeat for "
 			    "%d s): it was stopped",
@@ -875,7 +933,11 @@ static void collect(Guest *g, QemuRun *q, Stream *out, Stream *err, GuestResult 
 		report_no_status(g, q, log);
 	if (out->status && !err->status)
 		fprintf(g->err, "hwtap: warning: the script's stderr may be incomplete\n");
-	r->kernel_problem = has_problem(log);
+	r->reboots = q->readies > 1 ? q->readies - 1 : 0;
+	/* one panic is the pstore guest's to expect: the one it reboots after */
+	char *judged = without_panics(log, g->o->pstore && r->reboots ? 1 : 0);
+	r->kernel_problem = has_problem(judged);
+	free(judged);
 	if (r->kernel_problem || r->status < 0)
 		r->problem_log = log;
 	else
@@ -965,6 +1027,7 @@ static void guest_free(Guest *g)
 	guest_free_modules(g);
 	strlist_free(&g->channel_modules);
 	strlist_free(&g->user_modules);
+	strlist_free(&g->pstore_modules);
 	strlist_free(&g->qemu_extra);
 }
 

@@ -57,6 +57,12 @@ typedef struct GuestOptions {
 	int timeout_s;          /* the guest's whole run from QEMU's start; 0: no limit */
 	bool icount;            /* QEMU's icount: time is instructions (arm64's PMU then counts
 				 * instructions too); one CPU */
+	bool pstore;            /* x86_64: RAM kept across a reboot for ramoops (the kernel's
+				 * pstore in memory, GUEST_PSTORE_*), loaded and mounted on
+				 * /sys/fs/pstore by /init; a panic then reboots the guest in the
+				 * same QEMU, once, and the script runs again: it tells the boots
+				 * apart by what /sys/fs/pstore holds. The panic's own report in the
+				 * kernel log is not a problem; anything else there still is. */
 	bool keep;              /* keep the work folder and say where */
 	int verbose;            /* 1: steps and timings on err; 2: also the kernel log */
 } GuestOptions;
@@ -67,6 +73,7 @@ typedef struct GuestResult {
 	bool timed_out;         /* killed after timeout_s (status is -1) */
 	bool unresponsive;      /* killed: no output and no heartbeat for a while */
 	int forwarded;          /* the stop signal passed on to the script, or 0 */
+	int reboots;            /* with pstore: how often the guest rebooted (1 expected) */
 	char *problem_log;      /* the kernel log when kernel_problem or status < 0, else NULL;
 				 * free with guest_result_free() */
 } GuestResult;
@@ -99,6 +106,15 @@ char *guest_default_release(const GuestArch *arch, FILE *err, const char **why);
  * boot it (and what it lacks), and which one is the default and why, to OUT. Returns 0,
  * or 1 when none is usable. */
 int guest_list_kernels(const GuestArch *arch, FILE *out);
+
+/* GuestOptions.pstore: ramoops in the MB of guest RAM at GUEST_PSTORE_ADDR, which the
+ * kernel leaves alone (memmap=), in records of GUEST_PSTORE_RECORD bytes. pstore's own
+ * kmsg_bytes stays Debian's default (10240): what a panic dump keeps is what a stock
+ * machine keeps. */
+#define GUEST_PSTORE_ADDR 0x8000000UL
+#define GUEST_PSTORE_MB 1
+#define GUEST_PSTORE_RECORD 0x4000
+#define GUEST_PSTORE_MIN_MEM_MB 256
 
 /* How long the guest has to acknowledge a stop signal passed on to it. */
 #define GUEST_ANSWER_S 10

@@ -51,6 +51,7 @@ typedef struct Guest {
 	ModTable *mods;                 /* modules.dep, read on first use */
 	StrList channel_modules;        /* load order for virtio-serial, paths under moddir */
 	StrList user_modules;           /* load order for o->modprobe */
+	StrList pstore_modules;         /* load order for ramoops (o->pstore) */
 	StrList qemu_extra;             /* HWTAP_QEMU_EXTRA's words, for QEMU's command line */
 	char nonce[GUEST_NONCE_LEN + 1];
 	int forwarded;                  /* the stop signal passed on to the script, or 0 */

@@ -4,7 +4,8 @@
  *   /init                   mounts, loads modules, finds the ports, runs the script, passes
  *                           stop signals on to it and beats
  *   /dev/console            so that the kernel can give /init a console before devtmpfs
- *   /lib/modules/R/...      the virtio-serial modules and the requested ones (uncompressed)
+ *   /lib/modules/R/...      the virtio-serial modules, ramoops for a pstore guest, and the
+ *                           requested ones (uncompressed)
  *   /hwtap/script           the script
  *   /root/... or DST        the requested files, with their permissions
  *
@@ -307,6 +308,24 @@ static void init_insmod(FILE *f, Guest *g, const StrList *order, bool user)
 	}
 }
 
+/* ramoops on the memory the kernel left alone (memmap=), as a machine with pstore in RAM
+ * has it at boot; pstore mounted where systemd mounts it. */
+static void init_pstore(FILE *f, Guest *g)
+{
+	const StrList *order = &g->pstore_modules;
+	for (int i = 0; i < order->n; i++) {
+		char *path = module_guest_path(g, order->v[i]);
+		bool last = i == order->n - 1;
+		fprintf(f, "insmod %s", path);
+		if (last)
+			fprintf(f, " mem_address=%#lx mem_size=%#x record_size=%#x", GUEST_PSTORE_ADDR,
+				GUEST_PSTORE_MB << 20, GUEST_PSTORE_RECORD);
+		fprintf(f, " || die \"cannot load %s\"\n", path);
+		free(path);
+	}
+	fputs("mount -t pstore pstore /sys/fs/pstore || die \"cannot mount pstore\"\n", f);
+}
+
 static char *init_script(Guest *g, size_t *len)
 {
 	char *text = NULL;
@@ -317,6 +336,8 @@ static char *init_script(Guest *g, size_t *len)
 	}
 	fputs(init_head, f);
 	init_insmod(f, g, &g->channel_modules, false);
+	if (g->o->pstore)
+		init_pstore(f, g);
 	fputs(init_ports, f);
 	fprintf(f, init_end, g->nonce, g->nonce);
 	init_insmod(f, g, &g->user_modules, true);
@@ -339,6 +360,8 @@ static int write_entries(Guest *g, Cpio *c)
 	int index = 0;
 	if (rc == 0)
 		rc = add_modules(g, c, &g->channel_modules, &index);
+	if (rc == 0)
+		rc = add_modules(g, c, &g->pstore_modules, &index);
 	if (rc == 0)
 		rc = add_modules(g, c, &g->user_modules, &index);
 	if (rc == 0)

@@ -2,7 +2,7 @@
  * guest_run() (guest.h), and what the testsuite drives it with.
  *
  *   hwtap-guest [--vm-arch ARCH] [--vm-cpus N] [--vm-mem MB] [--vm-kernel RELEASE] [--vm-modprobe NAME]...
- *               [--vm-file SRC[:DST]]... [--timeout S] [-k] [-v] -- 'SHELL COMMANDS'
+ *               [--vm-file SRC[:DST]]... [--vm-pstore] [--timeout S] [-k] [-v] -- 'SHELL COMMANDS'
  */
 #include "guest.h"
 
@@ -36,6 +36,9 @@ static const char usage_text[] =
 	"                         hwtap --list-kernels says)\n"
 	"  --vm-modprobe NAME     load guest module NAME and its dependencies first (repeat)\n"
 	"  --vm-file SRC[:DST]    copy host file SRC in, to DST (default /root/BASENAME) (repeat)\n"
+	"  --vm-pstore            ramoops in RAM kept across a reboot, on /sys/fs/pstore; a\n"
+	"                         panic reboots the guest once and the commands run again\n"
+	"                         (x86_64, 256 MB or more)\n"
 	"  --timeout S            stop the guest after S seconds (default 120)\n"
 	"  -k, --keep             keep the work folder (initramfs, logs) and say where\n"
 	"  -v, --verbose          say what happens, with timings; twice: also the kernel log\n"
@@ -103,7 +106,7 @@ static char *join_words(char **words, int n)
 }
 
 enum { OPT_CPUS = 256, OPT_MEM, OPT_KERNEL, OPT_MODPROBE, OPT_FILE, OPT_TIMEOUT, OPT_ARCH,
-       OPT_ICOUNT };
+       OPT_ICOUNT, OPT_PSTORE };
 
 static const struct option long_options[] = {
 	{ "vm-arch", required_argument, NULL, OPT_ARCH },
@@ -113,6 +116,7 @@ static const struct option long_options[] = {
 	{ "vm-kernel", required_argument, NULL, OPT_KERNEL },
 	{ "vm-modprobe", required_argument, NULL, OPT_MODPROBE },
 	{ "vm-file", required_argument, NULL, OPT_FILE },
+	{ "vm-pstore", no_argument, NULL, OPT_PSTORE },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "keep", no_argument, NULL, 'k' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -137,6 +141,7 @@ static void parse_args(int argc, char **argv, GuestOptions *o)
 		case OPT_KERNEL: o->release = optarg; break;
 		case OPT_MODPROBE: o->modprobe = list_add(o->modprobe, &nmod, optarg); break;
 		case OPT_FILE: o->files = list_add(o->files, &nfile, optarg); break;
+		case OPT_PSTORE: o->pstore = true; break;
 		case OPT_TIMEOUT:
 			o->timeout_s = parse_number("--timeout", optarg, 1, INT_MAX / 2);
 			break;

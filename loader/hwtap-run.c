@@ -2,6 +2,7 @@
  *
  *   hwtap-run [-o FILE] [-c CMD] [-j N] [-D] [-v] MODULE.ko [PARAM=VALUE ...]
  *   hwtap-run -A NAME | -d NAME | -d '*' | -L [--json]
+ *   hwtap-run --snapshot NAME | --pstore [PATH ...]
  *
  * 1. Checks: root; MODULE.ko's .modinfo (name, vermagic, parameters) read with libelf;
  *    vermagic's kernel release against uname -r; each PARAM against the module's own.
@@ -25,7 +26,8 @@
  * on with no reader, its buffers a flight recorder; it prints the session's name. -A NAME
  * reattaches (what was kept first, with the number overwritten; a stop signal detaches
  * again; the session's own end unloads it), -d NAME stops one (its end probes' output
- * relayed) and unloads it, -d '*' every detached one, -L lists them.
+ * relayed) and unloads it, -d '*' every detached one, -L lists them. --pstore, after a
+ * panic and the reboot, shows what each session had not delivered (pstore.c).
  *
  * Exit status: 0 for a clean run; 1 when the run had errors or could not start, or when
  * anything here failed. Linked statically: it runs in hwtap's busybox guest as it is.
@@ -62,6 +64,7 @@ static const char usage_text[] =
 	"       hwtap-run [-o FILE] [--json] [-v] -A NAME | -d NAME | -d '*'\n"
 	"       hwtap-run -L [--json]\n"
 	"       hwtap-run [-o FILE] [--json] --snapshot NAME\n"
+	"       hwtap-run [-o FILE] [--json] --pstore [PATH ...]\n"
 	"Load a kernel module built by hwtap, relay its output until it ends, unload it.\n"
 	"\n"
 	"  -o FILE    write the script's output to FILE instead of stdout\n"
@@ -79,6 +82,9 @@ static const char usage_text[] =
 	"  -L         list the sessions running here (--json: one JSON object per line)\n"
 	"  --snapshot NAME  a copy of what session NAME's buffers hold, leaving them as they\n"
 	"             are (the reader, attached or to come, still gets it all)\n"
+	"  --pstore [PATH ...]  after a panic and reboot: each session's output that nobody\n"
+	"             had read, from pstore's files (default /sys/fs/pstore and\n"
+	"             /var/lib/systemd/pstore)\n"
 	"  --textfile FILE  replace FILE with the Prometheus metrics the script publishes\n"
 	"             (tapset prometheus.stp), for node_exporter's textfile collector\n"
 	"  --json     each line of the script's output as a JSON object with the host,\n"
@@ -96,7 +102,8 @@ typedef struct Sink {
 	bool failed;
 } Sink;
 
-enum mode { MODE_RUN, MODE_DETACH, MODE_ATTACH, MODE_DELETE, MODE_LIST, MODE_SNAPSHOT };
+enum mode { MODE_RUN, MODE_DETACH, MODE_ATTACH, MODE_DELETE, MODE_LIST, MODE_SNAPSHOT,
+	    MODE_PSTORE };
 
 typedef struct Run {
 	enum mode mode;         /* -D, -A, -d, -L, or a plain run */
@@ -234,6 +241,7 @@ static void parse_args(int argc, char **argv, Run *r)
 		{"json", no_argument, NULL, 'J'},
 		{"textfile", required_argument, NULL, 'T'},
 		{"snapshot", required_argument, NULL, 'P'},
+		{"pstore", no_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
@@ -246,6 +254,7 @@ static void parse_args(int argc, char **argv, Run *r)
 		case 'd': m = MODE_DELETE; r->session = optarg; break;
 		case 'L': m = MODE_LIST; break;
 		case 'P': m = MODE_SNAPSHOT; r->session = optarg; break;
+		case 'K': m = MODE_PSTORE; break;
 		case 'J': r->json = true; break;
 		case 'T': r->textfile = optarg; break;
 		case 'o': r->output = optarg; break;
@@ -268,12 +277,20 @@ static void parse_args(int argc, char **argv, Run *r)
 		}
 		if (m != MODE_RUN) {
 			if (r->mode != MODE_RUN && r->mode != m)
-				usage_error("-D, -A, -d, -L and --snapshot go one at a time");
+				usage_error("-D, -A, -d, -L, --snapshot and --pstore go one at a "
+					    "time");
 			r->mode = m;
 		}
 	}
 	if (r->file_mb && !r->output)
 		usage_error("-S needs -o FILE: the files are FILE.0, FILE.1, ...");
+	if (r->mode == MODE_PSTORE) {
+		if (r->command)
+			usage_error("-c goes with a module to load, not --pstore");
+		r->params = argv + optind;
+		r->nparams = argc - optind;
+		return;
+	}
 	if (r->mode == MODE_ATTACH || r->mode == MODE_DELETE || r->mode == MODE_LIST ||
 	    r->mode == MODE_SNAPSHOT) {
 		if (optind < argc)
@@ -1269,6 +1286,62 @@ static int snapshot(Run *r, const char *name)
 	return r->failed;
 }
 
+/* What we know of tail T's circumstances, on stderr before its lines. */
+static void describe_tail(const PanicTail *t)
+{
+	fprintf(stderr, "hwtap-run: session %s (%s): ", t->name,
+		t->script ? t->script : "script not known");
+	if (t->lost) {
+		fprintf(stderr, "its output was lost at the panic: %s (%s)\n", t->lost, t->source);
+		return;
+	}
+	if (t->bytes == 0 && t->unread == 0)
+		fprintf(stderr, "all of its output had been read when the kernel panicked");
+	else if (t->bytes >= 0)
+		fprintf(stderr, "%lld bytes of output nobody had read when the kernel panicked",
+			t->bytes);
+	else
+		fprintf(stderr, "output nobody had read when the kernel panicked");
+	fprintf(stderr, " (%s)", t->source);
+	if (t->unread > t->bytes && t->bytes >= 0)
+		fprintf(stderr, "; the %lld bytes before did not fit in hwtap_panic_tail",
+			t->unread - t->bytes);
+	if (t->overwritten > 0)
+		fprintf(stderr, "; %lld records were overwritten before", t->overwritten);
+	if (t->started_inside)
+		fprintf(stderr, "; the dump begins inside it: its first lines were not kept "
+			"(pstore.kmsg_bytes)");
+	if (!t->complete)
+		fprintf(stderr, "; the dump ends inside it: its last lines were not kept");
+	fputc('\n', stderr);
+}
+
+/* --pstore [PATH ...]: each session's output that nobody had read at a panic, as the
+ * panicking kernel logged it (runtime/panic.h) and pstore kept it. */
+static int show_pstore(Run *r)
+{
+	PanicTail *tails;
+	size_t n;
+	if (pstore_read(r->params, r->nparams, &tails, &n))
+		return 1;
+	if (!n)
+		fprintf(stderr, "hwtap-run: no hwtap session's output in %s\n", r->nparams ?
+			"those files" : "/sys/fs/pstore or /var/lib/systemd/pstore");
+	for (size_t i = 0; i < n; i++) {
+		const PanicTail *t = &tails[i];
+		flush_pending(r);
+		describe_tail(t);
+		r->mi.name = (char *)t->name;
+		if (r->json)
+			json_emit(r, (const unsigned char *)t->text, t->len);
+		else
+			emit(r, HWTAP_STREAM_OUT, (const unsigned char *)t->text, t->len);
+		json_finish(r);
+	}
+	pstore_free(tails, n);
+	return r->failed;
+}
+
 /* -d '*': every session without a reader. */
 static int delete_detached(Run *r)
 {
@@ -1308,6 +1381,13 @@ int main(int argc, char **argv)
 {
 	Run r = { .out_fd = -1, .ctl_fd = -1, .t0 = now(), .max_commands = DEFAULT_COMMANDS };
 	parse_args(argc, argv, &r);
+	/* (pstore's files are root's, but a copy of them need not be) */
+	if (r.mode == MODE_PSTORE) {
+		if (open_output(&r))
+			return 1;
+		signal(SIGPIPE, SIG_IGN);
+		return show_pstore(&r);
+	}
 	if (geteuid() != 0) {
 		error("must be run as root (%s)", r.mode == MODE_RUN || r.mode == MODE_DETACH ?
 		      "loading a kernel module" : "sessions are root's");
@@ -1315,6 +1395,7 @@ int main(int argc, char **argv)
 	}
 	if (r.mode == MODE_LIST)
 		return list(&r);
+
 	if (r.mode == MODE_SNAPSHOT) {
 		if (open_output(&r))
 			return 1;

@@ -54,4 +54,27 @@ int session_list(SessionInfo **out, size_t *n);
 /* A table with a header line, or (JSON) one object per line. */
 void session_print(FILE *f, const SessionInfo *s, size_t n, int json);
 
+/* ---- pstore.c: what sessions left in the kernel log at a panic (runtime/panic.h) ------ */
+
+/* One session's tail, as the panicking kernel printed it and pstore kept it. */
+typedef struct PanicTail {
+	char name[SESSION_NAME_MAX + 1];
+	char *script;           /* its file name, or NULL when the head line was not kept */
+	char *source;           /* the file it was found in */
+	long long bytes, unread, overwritten;   /* the head line's; -1: not kept */
+	char *lost;             /* the reason, when the module could not read its buffers */
+	char *text;             /* its lines, each with a newline; NULL: none */
+	size_t len;
+	long lines;
+	int started_inside;     /* its head line was not kept (the dump began later) */
+	int complete;           /* its end line was kept */
+} PanicTail;
+
+/* The tails in the pstore files under PATHS (NPATHS files or directories; none:
+ * /sys/fs/pstore and /var/lib/systemd/pstore, either of which may be missing), in the
+ * order of the dumps, into a malloc'ed array: 0, or -1 with a message on stderr. */
+int pstore_read(char *const *paths, int npaths, PanicTail **out, size_t *n);
+
+void pstore_free(PanicTail *t, size_t n);
+
 #endif

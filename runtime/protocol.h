@@ -47,6 +47,17 @@
  * read() returns whole records only, so its buffer must hold at least HWTAP_READ_MIN
  * bytes (-EINVAL otherwise). Records come out in time-stamp order across CPUs (see
  * transport.h for the fine print).
+ *
+ * At a kernel panic (panic.h), the records nobody read, streams OUT and ERR, go to the
+ * kernel log, where pstore keeps them across the reboot (hwtap-run --pstore reads them
+ * back), as lines at KERN_INFO:
+ *   hwtap_NAME: panic tail: bytes=N unread=M overwritten=R script=FILE
+ *   hwtap_NAME| LINE            one line of the output, without its newline
+ *   hwtap_NAME+ MORE            the continuation of a line longer than HWTAP_PANIC_PIECE
+ *   hwtap_NAME: panic tail end
+ * N bytes follow, the newest of M unread (hwtap_panic_tail bytes at most, a line cut at
+ * its start left out); R records were overwritten by the flight recorder in all. Instead
+ * of all that, "hwtap_NAME: panic tail: lost: REASON" when the buffers could not be read.
  */
 #ifndef HWTAP_PROTOCOL_H
 #define HWTAP_PROTOCOL_H
@@ -68,6 +79,12 @@
 #define HWTAP_RECORD_HDR	4
 #define HWTAP_RECORD_MAX	4000
 #define HWTAP_READ_MIN		(HWTAP_RECORD_HDR + HWTAP_RECORD_MAX)
+
+#define HWTAP_PANIC_HEAD	"panic tail:"
+#define HWTAP_PANIC_END		"panic tail end"
+#define HWTAP_PANIC_LINE	'|'
+#define HWTAP_PANIC_MORE	'+'
+#define HWTAP_PANIC_PIECE	800
 
 #define HWTAP_CTL_START		"start"
 #define HWTAP_CTL_STOP		"stop"

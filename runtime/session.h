@@ -2,7 +2,8 @@
 /*
  * session.h - a hwtap module's session, from load to unload: the runtime header the
  * generated module.c includes (header-only: everything is static, in one translation
- * unit). It includes transport.h (the output) and protocol.h (files, record format).
+ * unit). It includes transport.h (the output), panic.h (the output at a kernel panic)
+ * and protocol.h (files, record format).
  *
  * The module defines, after including this header,
  *   static int hwtap_start(void);   begin probes, then timers and events: 0 or -errno.
@@ -36,7 +37,8 @@
  * Module parameters: hwtap_bufsize_kb (KiB per CPU, 8 .. 4194304, default 256),
  * hwtap_maxerrors (errors tolerated, default -D MAXERRORS or 0: the first one stops the
  * session, as in SystemTap), hwtap_target (-x PID / -c CMD's pid, default 0),
- * hwtap_verbose (hwtap -v: notes about the session's choices, _hwtap_note()).
+ * hwtap_verbose (hwtap -v: notes about the session's choices, _hwtap_note()),
+ * hwtap_panic_tail (bytes of unread output written to the kernel log at a panic, panic.h).
  *
  * Probe handlers: _hwtap_write() for output (one call per handler's output keeps it one
  * record: nothing interleaves it), _hwtap_script_error() and _hwtap_warn() for messages,
@@ -95,6 +97,8 @@ MODULE_PARM_DESC(hwtap_target, "the target process id, target() (default 0)");
 static int _hwtap_verbose;
 module_param_named(hwtap_verbose, _hwtap_verbose, int, 0444);
 MODULE_PARM_DESC(hwtap_verbose, "notes on stderr about the session's choices (hwtap -v)");
+
+#include "panic.h"		/* (uses HWTAP_SCRIPT_NAME) */
 
 static atomic64_t _hwtap_errors = ATOMIC64_INIT(0);
 static atomic64_t _hwtap_skipped = ATOMIC64_INIT(0);
@@ -435,11 +439,16 @@ static int _hwtap_session_init(void)
 	init_irq_work(&s->exit_work, _hwtap_exit_work);
 	INIT_WORK(&s->stop_work, _hwtap_stop_work);
 	INIT_DELAYED_WORK(&s->poll_work, _hwtap_poll);
-	rc = _hwtap_proc_init();
+	rc = _hwtap_panic_init();
 	if (rc)
 		goto out_transport;
+	rc = _hwtap_proc_init();
+	if (rc)
+		goto out_panic;
 	return 0;
 
+out_panic:
+	_hwtap_panic_exit();
 out_transport:
 	_hwtap_transport_free();
 out_scratch:
@@ -458,6 +467,7 @@ static void _hwtap_session_exit(void)
 	cancel_work_sync(&s->stop_work);
 	_hwtap_transport_drain();
 	proc_remove(s->dir);
+	_hwtap_panic_exit();
 	_hwtap_transport_free();
 	free_percpu(_hwtap_scratch);
 }

@@ -82,6 +82,7 @@ struct hwtap_transport {
 	struct task_struct *blocking_task;	/* its writes may wait for room */
 	bool stalled;				/* the reader stopped reading: wait no more */
 	bool closed;
+	atomic_t rb_readers;			/* calls holding the ring buffer's reader lock */
 };
 
 static struct hwtap_transport _hwtap_transport;
@@ -238,6 +239,32 @@ static __maybe_unused int _hwtap_command(const char *command, const char *event)
 
 /* ---- the reader ----------------------------------------------------------------------- */
 
+/*
+ * Around every ring buffer call that takes its reader lock: a panic finds the lock free
+ * when no call is counted (panic.h; the other CPUs are stopped by then).
+ */
+static void _hwtap_rb_enter(void)
+{
+	atomic_inc(&_hwtap_transport.rb_readers);
+	smp_mb__after_atomic();
+}
+
+static void _hwtap_rb_exit(void)
+{
+	smp_mb__before_atomic();
+	atomic_dec(&_hwtap_transport.rb_readers);
+}
+
+static bool _hwtap_rb_empty(void)
+{
+	bool empty;
+
+	_hwtap_rb_enter();
+	empty = ring_buffer_empty(_hwtap_transport.rb);
+	_hwtap_rb_exit();
+	return empty;
+}
+
 static void _hwtap_peek(int cpu)
 {
 	struct hwtap_head *head = &_hwtap_transport.heads[cpu];
@@ -278,6 +305,7 @@ static ssize_t _hwtap_copy_records(char __user *buf, size_t count)
 	size_t done = 0, size;
 	int cpu;
 
+	_hwtap_rb_enter();
 	for_each_possible_cpu(cpu)
 		_hwtap_peek(cpu);
 	while ((cpu = _hwtap_oldest_cpu()) >= 0) {
@@ -285,8 +313,10 @@ static ssize_t _hwtap_copy_records(char __user *buf, size_t count)
 		if (size > count - done)
 			break;
 		if (size && copy_to_user(buf + done, ring_buffer_event_data(t->heads[cpu].event),
-					 size))
+					 size)) {
+			_hwtap_rb_exit();
 			return done ? done : -EFAULT;
+		}
 		/* (Records overwritten before a reader came are counted at its open.) */
 		ring_buffer_consume(t->rb, cpu, NULL, NULL);
 		/* The count after the consume: pairs with _hwtap_reader_progress(). */
@@ -294,12 +324,13 @@ static ssize_t _hwtap_copy_records(char __user *buf, size_t count)
 		done += size;
 		_hwtap_peek(cpu);
 	}
+	_hwtap_rb_exit();
 	return done;
 }
 
 static bool _hwtap_readable(void)
 {
-	return READ_ONCE(_hwtap_transport.closed) || !ring_buffer_empty(_hwtap_transport.rb);
+	return READ_ONCE(_hwtap_transport.closed) || !_hwtap_rb_empty();
 }
 
 /* Tells producers the reader is about to sleep; then whether it still has to. */
@@ -423,8 +454,10 @@ static int _hwtap_snap_open(struct inode *inode, struct file *file)
 	if (!snap)
 		return -ENOMEM;
 	mutex_init(&snap->lock);
+	_hwtap_rb_enter();
 	for_each_possible_cpu(cpu)
 		snap->iter[cpu] = ring_buffer_read_start(_hwtap_transport.rb, cpu, GFP_KERNEL);
+	_hwtap_rb_exit();
 	file->private_data = snap;
 	return stream_open(inode, file);
 }
@@ -434,9 +467,11 @@ static int _hwtap_snap_release(struct inode *inode, struct file *file)
 	struct hwtap_snap *snap = file->private_data;
 	int cpu;
 
+	_hwtap_rb_enter();
 	for_each_possible_cpu(cpu)
 		if (snap->iter[cpu])
 			ring_buffer_read_finish(snap->iter[cpu]);
+	_hwtap_rb_exit();
 	kfree(snap);
 	return 0;
 }
@@ -456,6 +491,7 @@ static ssize_t _hwtap_snap_read(struct file *file, char __user *buf, size_t coun
 	if (count < HWTAP_READ_MIN)
 		return -EINVAL;
 	mutex_lock(&snap->lock);
+	_hwtap_rb_enter();
 	for (;;) {
 		best = -1;
 		best_event = NULL;
@@ -478,12 +514,14 @@ static ssize_t _hwtap_snap_read(struct file *file, char __user *buf, size_t coun
 		if (size > count - done)
 			break;
 		if (size && copy_to_user(buf + done, ring_buffer_event_data(best_event), size)) {
+			_hwtap_rb_exit();
 			mutex_unlock(&snap->lock);
 			return done ? done : -EFAULT;
 		}
 		done += size;
 		ring_buffer_iter_advance(snap->iter[best]);
 	}
+	_hwtap_rb_exit();
 	/* At the end, once: say what the copy missed, as an ERR record of its own. */
 	if (best < 0 && snap->dropped && !snap->said &&
 	    count - done >= HWTAP_RECORD_HDR + sizeof(_hwtap_snap_warning) - 1) {
@@ -562,7 +600,7 @@ static void _hwtap_transport_drain(void)
 
 	do
 		seen = _hwtap_reader_progress();
-	while (!ring_buffer_empty(_hwtap_transport.rb) && _hwtap_wait_for_reader(seen));
+	while (!_hwtap_rb_empty() && _hwtap_wait_for_reader(seen));
 }
 
 /* TASK's writes wait for room instead of dropping (NULL: nobody's). */

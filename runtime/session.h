@@ -27,8 +27,8 @@
  *                   hwtap_stop(); let the reader drain the buffers; hwtap_end(), whose
  *                   writes wait for room when the buffer is full; close the transport.
  *                   Started by _hwtap_request_exit() (any context, NMI included: an
- *                   irq_work queues the work), by the _hwtap_exit_requested flag alone (a
- *                   10 ms poll notices it), by more errors than hwtap_maxerrors, by "stop"
+ *                   irq_work queues the work; a once-a-second safety net also looks at
+ *                   _hwtap_exit_requested), by more errors than hwtap_maxerrors, by "stop"
  *                   on ctl, and by module_exit.
  *   module_exit     runs the stop sequence if it never ran (if nobody reads `out', the end
  *                   probes' output is discarded), lets a reader still attached drain what
@@ -70,7 +70,10 @@
 #define HWTAP_SCRIPT_NAME HWTAP_MODULE_NAME	/* the script's file name, for ctl */
 #endif
 
-#define HWTAP_POLL_MS		10
+/* The safety net's period: exit() and new output wake what must wake through irq_work; this
+ * only catches what a lost wakeup would leave waiting, so an idle session costs one
+ * kworker run a second (testsuite/runok/session-idle-no-background-wakeups.stp). */
+#define HWTAP_POLL_MS		1000
 #define HWTAP_MESSAGE_MAX	1024
 
 static int hwtap_start(void);
@@ -131,7 +134,7 @@ struct hwtap_session {
 	struct mutex lock;			/* start and the stop sequence */
 	struct irq_work exit_work;		/* _hwtap_request_exit() -> stop_work */
 	struct work_struct stop_work;		/* the stop sequence */
-	struct delayed_work poll_work;		/* watches _hwtap_exit_requested */
+	struct delayed_work poll_work;		/* the safety net: exit, reader wakeups */
 	struct proc_dir_entry *dir;		/* /proc/hwtap_NAME */
 	time64_t started;			/* when the begin probes ran (UTC seconds) */
 };
@@ -189,7 +192,7 @@ static int _hwtap_session_start(void)
 		goto out;
 	}
 	atomic_set(&s->state, HWTAP_RUNNING);
-	/* Now, not in 10 ms: a begin probe may have set _hwtap_exit_requested. */
+	/* Now, not in a second: a begin probe may have set _hwtap_exit_requested. */
 	schedule_delayed_work(&s->poll_work, 0);
 out:
 	mutex_unlock(&s->lock);

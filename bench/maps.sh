@@ -4,12 +4,7 @@
 # each, taken in turns. TCG emulation makes absolute numbers slow and noisy; compare the
 # two columns. stap builds through bench/stap-guest.sh; without stap only hwtap runs.
 #   bench/maps.sh [HWTAP]
-set -euo pipefail
-cd "$(dirname "$0")/.."
-hwtap=${1:-translator/hwtap}
-. bench/stap-guest.sh
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/common.sh"
 runs=5
 
 cp "$("$hwtap" -p4 -m hwtap_bench_maps -D MAXACTION=1000000 bench/maps.stp)" "$tmp/h.ko"

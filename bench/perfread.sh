@@ -10,14 +10,9 @@
 # says is printed (were it to build, its run in the same boot is). bpftrace 0.17 has no
 # way to read a counter from a program.
 #   bench/perfread.sh [HWTAP]        (RUNS=5, SHIFT=4: 2^SHIFT ns per instruction)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-hwtap=${1:-translator/hwtap}
+. "$(dirname "$0")/common.sh"
 runs=${RUNS:-5}
 shift_=${SHIFT:-4}
-. bench/stap-guest.sh
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT; [ -z "${KEEP_TMP:-}" ] || trap - EXIT
 
 cp "$("$hwtap" -p4 -m hwtap_bench_perfread -D MAXACTION=100000 bench/perfread.stp)" \
 	"$tmp/h.ko"

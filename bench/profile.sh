@@ -22,14 +22,9 @@
 #   bench/profile.sh [HWTAP]        (RUNS=5 rounds, SHIFT=4: 2^SHIFT ns per instruction)
 # stap builds through bench/stap-guest.sh; without stap only hwtap runs. KEEP_OUT=FILE
 # keeps the guest's raw lines.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-hwtap=${1:-translator/hwtap}
+. "$(dirname "$0")/common.sh"
 runs=${RUNS:-5}
 shift_=${SHIFT:-4}
-. bench/stap-guest.sh
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 gcc -O2 -Wall -static -o "$tmp/faults" bench/faults.c
 cp "$("$hwtap" -p4 -m hwtap_bench_profile -D STP_NO_OVERLOAD bench/profile.stp)" "$tmp/h.ko"
@@ -59,18 +54,11 @@ fi
 # its libraries (LLVM, clang, bcc: about 200 MB) go into the guest as they are.
 bpf_run=true
 mem=512
-if command -v bpftrace > /dev/null; then
-	files+=(--vm-file /usr/bin/bpftrace:/usr/bin/bpftrace)
-	for l in $(ldd /usr/bin/bpftrace |
-		   awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\/lib/ { print $1 }' |
-		   sort -u); do
-		files+=(--vm-file "$(readlink -f "$l"):$l")
-	done
+if bpftrace_guest_files; then
+	files+=("${bpftrace_files[@]}")
 	mem=1536
 	bpf_run="echo \"bpftrace \$(bpftrace -q -e 'software:page-faults:1 { @n[cpu] = count(); }' \
 		-c '$work' | tr '\n' ' ')\""
-else
-	echo "(no bpftrace: apt-get install bpftrace to compare with it)"
 fi
 HWTAP_QEMU_EXTRA="-icount shift=$shift_,align=off,sleep=off" \
 guest/hwtap-guest --vm-cpus 1 --vm-mem $mem "${files[@]}" --timeout 1800 -- "cd /root; mkdir -p /tmp

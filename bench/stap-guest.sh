@@ -1,5 +1,5 @@
-# bench/stap-guest.sh - sourced by the benches that run SystemTap 4.8 beside hwtap in the
-# guest. After `stap_build TMP NAME SCRIPT [STAP OPTIONS...]' succeeds, TMP/NAME.ko is
+# bench/stap-guest.sh - sourced (through bench/common.sh) by the benches that run
+# SystemTap 4.8 or bpftrace beside hwtap in the guest. After `stap_build TMP NAME SCRIPT [STAP OPTIONS...]' succeeds, TMP/NAME.ko is
 # built and the array stap_files holds the --vm-file arguments that put it, staprun,
 # stapio and their libraries into the guest (as /root/NAME.ko and their own paths). It
 # fails, saying why, when stap is missing or cannot build for the kernel the guest boots
@@ -41,5 +41,22 @@ stap_build() {
 		   awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\/lib/ { print $1 }' |
 		   sort -u); do
 		stap_files+=(--vm-file "$(readlink -f "$l"):$l")
+	done
+}
+
+# bpftrace 0.17 (Debian's) in the guest as it is: the array bpftrace_files gets the
+# --vm-file arguments for it and its libraries (LLVM, clang, bcc: about 200 MB, so the
+# guest wants 1536 MB). Fails, saying so, when bpftrace is not installed.
+bpftrace_guest_files() {
+	local l
+	if ! command -v bpftrace > /dev/null; then
+		echo "(no bpftrace: apt-get install bpftrace to compare with it)"
+		return 1
+	fi
+	bpftrace_files=(--vm-file /usr/bin/bpftrace:/usr/bin/bpftrace)
+	for l in $(ldd /usr/bin/bpftrace |
+		   awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\/lib/ { print $1 }' |
+		   sort -u); do
+		bpftrace_files+=(--vm-file "$(readlink -f "$l"):$l")
 	done
 }

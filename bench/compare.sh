@@ -18,7 +18,9 @@
 # means hwtap is as good). The translation times are wall-clock medians of 3 on the host
 # (-p2; -p4 with an empty cache; -p4 again, cached), for the sa[k] operation's script.
 # bpftrace has no regular expressions, sprintf or foreach over a map in a probe: "-".
-#   bench/compare.sh [HWTAP]       (ROUNDS=3, SHIFT=4: 2^SHIFT ns per instruction)
+#   bench/compare.sh [HWTAP]       (ROUNDS=3, SHIFT=4: 2^SHIFT ns per instruction;
+#                                   ONLY=ERE: the operations whose names match, and the
+#                                   empty handler; NOTRANS=1: no translation times)
 # Needs stap (through bench/stap-guest.sh) and bpftrace for their columns; takes about
 # 15 minutes. KEEP_OUT=FILE keeps the guest's raw lines.
 . "$(dirname "$0")/common.sh"
@@ -58,6 +60,10 @@ k=0
 while IFS='|' read -r name globals body bpf; do
 	k=$((k + 1))
 	names[$k]=$name
+	# ONLY=ERE: the operations whose names match it, and the empty handler
+	if [ -n "${ONLY:-}" ] && [ "$k" -gt 1 ] && ! grep -Eq -- "$ONLY" <<< "$name"; then
+		continue
+	fi
 	printf '%s\nprobe perf.sw.page_faults.sample(1) { %s }\n' "$globals" "$body" \
 		> "$tmp/op$k.stp"
 	out=/dev/null
@@ -132,6 +138,7 @@ for k in $(seq "$nops"); do
 		fi
 		c[$who]=$v
 	done
+	[ -n "${c[hwtap]}${c[stap]}${c[bpftrace]}" ] || continue
 	line=$(awk -v name="${names[$k]}" -v h="${c[hwtap]}" -v s="${c[stap]}" \
 		   -v b="${c[bpftrace]}" -v tput="$([ "${names[$k]}" = "$printf_op" ] && echo 1)" \
 		   -v bytes=$line_bytes -v ns="$((1 << shift_))" '
@@ -154,6 +161,16 @@ for k in $(seq "$nops"); do
 	unset c
 done
 
+max() { tr ' ' '\n' <<< "$1" | grep -v '^$' | sort -g | tail -1; }
+worst() {
+	echo
+	echo "worst ratio hwtap/stap: $(max "$worst_s")"
+	echo "worst ratio hwtap/bpftrace: $(max "$worst_b")"
+}
+if [ -n "${NOTRANS:-}" ]; then
+	worst
+	exit 0
+fi
 # Translation: wall-clock medians of 3 on the host.
 wall() {        # COMMAND...: seconds, the median of 3 runs
 	for i in 1 2 3; do
@@ -188,7 +205,4 @@ for row in "-p2|$hwtap -p2 $script|stap -p2 $script" "-p4 cold|cold_h|cold_s" \
 		(s == "-" || s == 0 ? "-" : sprintf("%.2f", h / s)) }'
 	[ "$s" = - ] || worst_s+="$(awk -v h="$h" -v s="$s" 'BEGIN { printf "%.2f", h / s }') "
 done
-echo
-max() { tr ' ' '\n' <<< "$1" | grep -v '^$' | sort -g | tail -1; }
-echo "worst ratio hwtap/stap: $(max "$worst_s")"
-echo "worst ratio hwtap/bpftrace: $(max "$worst_b")"
+worst

@@ -25,6 +25,7 @@ typedef struct {
 	VEC(char *) frame_inits;   /* run when the current frame starts */
 	VEC(char *) frame_ends;    /* run at the current frame's out label */
 	VEC(struct HistLoop *) hist_loops;  /* the foreach loops over histograms we are in */
+	VEC(struct Cursor *) cursors;       /* the foreach loops over arrays we are in */
 	int ntries;                /* try statements so far, for unique labels */
 	VEC(Regex *) regexes;      /* the programs of =~ and !~, each distinct regex once */
 } Gen;

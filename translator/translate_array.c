@@ -81,10 +81,82 @@ void arr_keys(Gen *g, StrBuf *pre, Vec *args, Symbol *sym, bool copy_all, unsign
 	}
 }
 
+/* A foreach loop's element, for reads of the array at the loop's own keys. */
+typedef struct Cursor {
+	Node *loop;             /* the N_FOREACH */
+	const char *nd;         /* the C variable holding the element's node */
+} Cursor;
+
+/* Whether anything in N can give variable SYM another value: an assignment, ++ or --,
+ * delete, a foreach binding, a catch variable, embedded C. */
+static bool assigns(Node *n, Symbol *sym)
+{
+	if (!n)
+		return false;
+	switch (n->kind) {
+	case N_ASSIGN: case N_PREINC: case N_POSTINC: case N_DELETE:
+		if (n->lhs && n->lhs->kind == N_VAR && n->lhs->sym == sym)
+			return true;
+		break;
+	case N_FOREACH:
+		if (n->value && n->value->sym == sym)
+			return true;
+		for (int i = 0; i < n->keys.len; i++)
+			if (((Node *)n->keys.data[i])->sym == sym)
+				return true;
+		break;
+	case N_TRY:
+		if (n->name && !strcmp(n->name, sym->name))
+			return true;
+		break;
+	case N_EMBEDDED_EXPR: case N_EMBEDDED:
+		return true;
+	default:
+		break;
+	}
+	for (int i = 0; i < n->args.len; i++)
+		if (assigns(n->args.data[i], sym))
+			return true;
+	Node *kids[] = { n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->inc, n->body,
+			 n->limit };
+	for (size_t i = 0; i < sizeof(kids) / sizeof(kids[0]); i++)
+		if (assigns(kids[i], sym))
+			return true;
+	return false;
+}
+
+/* The loop we are in whose element N (an array read) is: the same array, indexed by the
+ * loop's own key variables in their order, which its body never changes. Then the read
+ * is the element's value, with no lookup (SystemTap reads its cursor the same way). */
+static Cursor *cursor_for(Gen *g, Node *n)
+{
+	for (int i = g->cursors.len - 1; i >= 0; i--) {
+		Cursor *c = g->cursors.data[i];
+		Node *loop = c->loop;
+		bool same = loop->array->sym == n->sym && loop->keys.len == n->args.len;
+		for (int k = 0; same && k < n->args.len; k++) {
+			Node *a = n->args.data[k], *key = loop->keys.data[k];
+			same = a->kind == N_VAR && a->sym == key->sym && !assigns(loop->body, a->sym);
+		}
+		if (same)
+			return c;
+	}
+	return NULL;
+}
+
 void arr_read(Gen *g, StrBuf *sb, Node *n)
 {
 	StrBuf pre = {0};
 	unsigned any;
+	Cursor *c = cursor_for(g, n);
+	if (c) {
+		if (n->sym->type == TY_STRING)
+			sb_printf(sb, "((const char *)_hwtap_node_str(%s, %s))", arr_map(n->sym),
+				  c->nd);
+		else
+			sb_printf(sb, "(*_hwtap_node_long(%s, %s))", arr_map(n->sym), c->nd);
+		return;
+	}
 	arr_keys(g, &pre, &n->args, n->sym, false, &any);
 	sb_printf(sb, "({ %s_hwtap_map_get_%s(%s, __k); })", pre.buf,
 		  n->sym->type == TY_STRING ? "str" : "long", arr_map(n->sym));
@@ -273,7 +345,10 @@ static void loop_body(Gen *g, Node *n, const char *nd, int id)
 		tr_line(g, "if (__cnt%d++ >= __lim%d) break;", id, id);
 	bind_element(g, n, nd);
 	slice_filter(g, n, nd);
+	Cursor cursor = { .loop = n, .nd = nd };
+	vec_push(&g->cursors, &cursor);
 	tr_stmt(g, n->body);
+	g->cursors.len--;
 }
 
 static void loop_limit(Gen *g, Node *n, int id)

@@ -1517,6 +1517,10 @@ static void derive_probes(Ctx *c, Probe *user)
 					probe_point_string(pp));
 			continue;
 		}
+		if (foreign_point_error(pp)) {
+			error_at(pp->tok, "%s", foreign_point_error(pp));
+			continue;
+		}
 		Vec aliases = {0}, names = {0};
 		alias_candidates(c, &aliases);
 		for (int j = 0; j < aliases.len; j++) {

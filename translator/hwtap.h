@@ -283,6 +283,7 @@ struct Function {
 	Token *tok;
 	Script *script;
 	Function *next_overload;
+	int64_t priority;                /* "function f() : N": SystemTap's overload order */
 	/* sema */
 	VEC(Symbol *) locals;
 	Type rtype;                      /* ret, or inferred from the returns */

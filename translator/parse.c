@@ -412,8 +412,11 @@ static Type type_annotation(Parser *p, Token **rest, Token *tok)
 		     tok_describe(tok));
 }
 
-/* function = "function" name [ ":" type ] "(" [ param { "," param } ] ")" (block | embedded)
- * param    = name [ ":" type ] */
+/* function = "function" fname [ ":" type ] "(" [ param { "," param } ] ")"
+ *            [ ":" number ] (block | embedded)
+ * fname    = name | "string" | "long"     (SystemTap allows these two keywords)
+ * param    = name [ ":" type ]
+ * The number after the parameters is SystemTap's priority among a tapset's overloads. */
 static void function(Parser *p, Token **rest, Token *tok, bool is_private)
 {
 	Function *f = xalloc(sizeof(*f));
@@ -421,7 +424,12 @@ static void function(Parser *p, Token **rest, Token *tok, bool is_private)
 	f->is_private = is_private;
 	tok = tok->next;
 	f->tok = tok;
-	f->name = name(p, &tok, tok, "a function name");
+	if (tok_is(tok, "string") || tok_is(tok, "long")) {
+		f->name = tok_text(tok);
+		tok = tok->next;
+	} else {
+		f->name = name(p, &tok, tok, "a function name");
+	}
 	if (consume(&tok, tok, ":"))
 		f->ret = type_annotation(p, &tok, tok);
 	tok = expect(p, tok, "(", "after the function name");
@@ -439,6 +447,15 @@ static void function(Parser *p, Token **rest, Token *tok, bool is_private)
 		vec_push(&f->params, prm);
 	}
 	tok = tok->next;
+	if (consume(&tok, tok, ":")) {
+		if (tok->kind != TK_NUM)
+			syntax_error(p, tok, "expected the priority of function '%s' (a number) after "
+				     "':', found %s", f->name, tok_describe(tok));
+		if (tok->num < 1)
+			error_at(tok, "the priority of function '%s' must be 1 or more", f->name);
+		f->priority = tok->num;
+		tok = tok->next;
+	}
 	if (tok->kind == TK_EMBEDDED) {
 		f->body = new_node(N_EMBEDDED, tok);
 		f->body->str = tok->str;
@@ -615,17 +632,25 @@ static void index_list(Parser *p, Token **rest, Token *tok, Vec *out)
 
 static Node *hist_op(Parser *p, Token **rest, Token *tok);
 
-/* foreach = "foreach" "(" [ name "=" ] foreach_keys "in" array [agg] [sort] [ "limit" expr ] ")"
- *           stmt;  agg = "@count" | "@sum" | "@min" | "@max" | "@avg" 
+/* foreach = "foreach" "(" [ name [sort] "=" ] foreach_keys "in" array [agg] [sort]
+ *           [ "limit" expr ] ")" stmt
+ * agg     = "@count" | "@sum" | "@min" | "@max" | "@avg" | "@variance"
  * array   = name [ index ] | hist_op */
 static Node *foreach_stmt(Parser *p, Token **rest, Token *tok)
 {
 	Node *n = new_node(N_FOREACH, tok);
 	tok = expect(p, tok->next, "(", "after 'foreach'");
-	if (is_name(tok) && tok_is(tok->next, "=")) {
+	/* v = ..., or v+ = / v- = : sorted by value (SystemTap's spelling of "in a+") */
+	Token *mark = tok->next;
+	int dir = tok_is(mark, "+") ? 1 : tok_is(mark, "-") ? -1 : 0;
+	if (is_name(tok) && tok_is(dir ? mark->next : mark, "=")) {
 		n->value = new_node(N_VAR, tok);
 		n->value->name = tok_text(tok);
-		tok = tok->next->next;
+		if (dir) {
+			n->sort_key = -1;
+			n->sort_dir = dir;
+		}
+		tok = (dir ? mark->next : mark)->next;
 	}
 	if (consume(&tok, tok, "[")) {
 		foreach_key(p, &tok, tok, n);
@@ -647,7 +672,7 @@ static Node *foreach_stmt(Parser *p, Token **rest, Token *tok)
 		}
 	}
 	/* statistics arrays sort by an aggregate: foreach ([k] in s @max-) */
-	static const char *const aggs[] = {"@count", "@sum", "@min", "@max", "@avg"};
+	static const char *const aggs[] = {"@count", "@sum", "@min", "@max", "@avg", "@variance"};
 	for (size_t i = 0; i < sizeof(aggs) / sizeof(aggs[0]); i++)
 		if (tok_is(tok, aggs[i])) {
 			n->op = aggs[i];
@@ -803,7 +828,7 @@ static const Level levels[] = {
 	{N_BINARY, {"&"}},
 	{N_IN, {"in"}},
 	{N_COMPARE, {"<", ">", "<=", ">=", "==", "!="}},
-	{N_BINARY, {"<<", ">>"}},
+	{N_BINARY, {"<<", ">>", ">>>"}},
 	{N_CONCAT, {"."}},
 	{N_BINARY, {"+", "-"}},
 	{N_BINARY, {"*", "/", "%"}},
@@ -932,7 +957,7 @@ static void target_chain(Parser *p, Token **rest, Token *tok, Node *n)
 		}
 		vec_push(&n->comps, c);
 	}
-	if ((tok_is(tok, "$") || tok_is(tok, "$$")) && !tok->space_before) {
+	if (tok_is(tok, "$") || tok_is(tok, "$$")) {
 		n->pretty = tok_text(tok);
 		tok = tok->next;
 	}
@@ -964,6 +989,7 @@ static const AtOp at_ops[] = {
 	{"@perf", N_AT_PERF, 1, 1},      {"@kregister", N_AT_OTHER, 1, 1},
 	{"@uregister", N_AT_OTHER, 1, 1}, {"@probewrite", N_AT_OTHER, 1, 1},
 	{"@const", N_AT_OTHER, 1, 1},    {"@module", N_AT_OTHER, 1, 1},
+	{"@kderef", N_AT_OTHER, 2, 2},   {"@uderef", N_AT_OTHER, 2, 2},
 };
 
 static const AtOp *find_at_op(Token *tok)

@@ -996,6 +996,9 @@ static Type walk(Ctx *c, Node *n, Type want)
 	case N_UNARY:
 	case N_BINARY:
 	case N_LOGICAL:
+		if (c->report && !strcmp(n->op, ">>>"))   /* SystemTap 4.8 refuses it here too */
+			error_at(n->tok, "'>>>' (a logical shift right) parses, but SystemTap 4.8 "
+				 "and hwtap do not elaborate it: write (x >> n) & mask");
 		walk(c, n->lhs, TY_LONG);
 		if (n->rhs)
 			walk(c, n->rhs, TY_LONG);

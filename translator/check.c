@@ -170,8 +170,6 @@ static void check_node(Check *k, Node *n)
 		check_write(k, n);
 	if (n->kind == N_HIST)
 		check_hist(k, n);
-	if (n->kind == N_FOREACH && n->op && !strcmp(n->op, "@variance") && n->array->sym)
-		n->array->sym->variance = true;      /* foreach (k in s @variance+) */
 	if (n->kind == N_AT_OP && !strcmp(n->op, "@variance") && n->lhs->sym) {
 		n->lhs->sym->variance = true;
 		if (n->args.len == 1)

@@ -738,9 +738,24 @@ static Type walk_target(Ctx *c, Node *n)
 
 static void unsupported(Ctx *c, Node *n, const char *what)
 {
-	if (c->report)
+	if (c->report && !c->in_defined)
 		error_at(n->tok, "%s needs the kernel's debug information, which hwtap does not "
 			 "use", what);
+}
+
+/* What @defined(n) says, after n was walked: a context variable the point has; nothing
+ * that needs the kernel's debug information (@cast, @var, '->' on a pointer, '&'), which
+ * hwtap does not use, so that @defined(@cast(...)) ? ... : fallback takes the fallback. */
+static bool resolvable(Node *n)
+{
+	switch (n->kind) {
+	case N_TARGET: return n->num;
+	case N_AT_CAST:
+	case N_AT_VAR:
+	case N_DEREF:
+	case N_ADDR: return false;
+	default: return true;
+	}
 }
 
 static Type walk_hist(Ctx *c, Node *n)
@@ -924,7 +939,7 @@ static Type walk_at(Ctx *c, Node *n)
 		c->in_defined = true;
 		walk(c, n->lhs, TY_UNKNOWN);
 		c->in_defined = saved;
-		n->num = n->lhs->kind == N_TARGET ? n->lhs->num : 1;
+		n->num = resolvable(n->lhs);
 		return TY_LONG;
 	}
 	case N_AT_ENTRY:
@@ -970,8 +985,9 @@ static Type walk(Ctx *c, Node *n, Type want)
 		walk(c, n->lhs, TY_UNKNOWN);
 		unsupported(c, n, "'->' on a pointer");
 		return TY_UNKNOWN;
-	case N_ADDR:
-		unsupported(c, n, "'&'");
+	case N_ADDR:            /* & @cast(0, "t")->m: it is the @cast that cannot be */
+		unsupported(c, n, n->lhs->kind == N_AT_CAST || n->lhs->kind == N_AT_VAR ?
+			    xformat("'%s'", n->lhs->op) : "'&'");
 		return TY_UNKNOWN;
 	case N_AT_OP:
 	case N_AT_DEFINED:

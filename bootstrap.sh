@@ -35,6 +35,7 @@ packages=(
 	libelf-dev libpfm4-dev
 	zlib1g-dev                      # static libelf.a needs libz.a (loader/hwtap-run is static)
 	systemtap                       # its tapset is the parse corpus
+	systemtap-doc                   # its example scripts are too
 	linux-headers-amd64 linux-image-amd64
 	qemu-system-x86 busybox-static
 	xz-utils                        # the guest runner extracts vmlinux from vmlinuz with it

@@ -2,7 +2,8 @@
  *
  * Errors are counted, not fatal: a pass collects what it finds and the driver stops after
  * the pass when diag_errors is non-zero. A token that came out of a macro expansion is
- * reported at the macro's body and then at the place the macro was used.
+ * reported at the macro's body and then at the place the macro was used; out of a tapset
+ * macro's, at the script's use of the macro, naming it, with the tapset's line as a note.
  */
 #include "hwtap.h"
 
@@ -91,12 +92,40 @@ static void forget_said(void)
 	n_said = 0;
 }
 
+/* The script's use of the tapset macro whose expansion tok came from, or NULL. */
+static const Token *script_use(const Token *tok)
+{
+	if (!tok->file || !tok->file->is_tapset)
+		return NULL;
+	for (const Token *o = tok->origin; o; o = o->origin)
+		if (o->file && !o->file->is_tapset)
+			return o;
+	return NULL;
+}
+
+static void report_in_script(const char *kind, const Token *tok, const Token *use,
+			     const char *fmt, va_list ap)
+{
+	char *msg = xvformat(fmt, ap);
+	fprintf(out(), "%s:%d:%d: %s: in macro '%.*s': %s\n", use->file->name, use->line,
+		use->col, kind, use->len, use->pos, msg);
+	show_line(use->file, use->line, use->col);
+	fprintf(out(), "%s:%d:%d: note: where the tapset's macro '%.*s' expands to it\n",
+		tok->file->name, tok->line, tok->col, use->len, use->pos);
+	show_line(tok->file, tok->line, tok->col);
+}
+
 /* At tok, or at line:col of tok's file when line > 0 (a place inside a string literal). */
 static void report_place(const char *kind, const Token *tok, int line, int col,
 			 const char *fmt, va_list ap)
 {
 	if (!tok) {
 		verror_at(kind, NULL, 0, 0, fmt, ap);
+		return;
+	}
+	const Token *use = script_use(tok);
+	if (use && line <= 0) {
+		report_in_script(kind, tok, use, fmt, ap);
 		return;
 	}
 	if (line <= 0) {

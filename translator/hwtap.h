@@ -238,7 +238,9 @@ struct ProbePoint {
 	bool optional;          /* ? */
 	bool sufficient;        /* ! */
 	Node *cond;             /* if (expr) */
-	Token *tok;
+	Token *tok;             /* its first component */
+	Token *suffix_tok;      /* its '?', '!' or 'if', or NULL */
+	bool braced;            /* one of the points alternatives in braces made */
 };
 
 struct Probe {
@@ -281,6 +283,7 @@ struct Function {
 	Token *tok;
 	Script *script;
 	Function *next_overload;
+	int64_t priority;                /* "function f() : N": SystemTap's overload order */
 	/* sema */
 	VEC(Symbol *) locals;
 	Type rtype;                      /* ret, or inferred from the returns */
@@ -360,6 +363,9 @@ bool point_pattern_matches(const char *pattern, const char *point);
 const char *point_pattern_error(const char *pattern);
 void list_family_points(const char *pattern, bool with_vars, Session *s, Vec *out);
 const char *closest_point(ProbePoint *pp, Session *s, Vec *alias_names);
+/* The error for a point of a SystemTap family hwtap does not have (syscall.open,
+ * kernel.function("f")), or NULL. */
+const char *foreign_point_error(ProbePoint *pp);
 char *probe_point_string(ProbePoint *pp);
 /* The context variable a $target names: "pfn" for $pfn, "m->status" for $m->status (and
  * for $m->status->x, whose rest pass 2 refuses). */

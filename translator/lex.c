@@ -12,7 +12,7 @@
 
 /* Longest first: the lexer takes the first one that matches. */
 static const char *const puncts[] = {
-	"<<<", "<<=", ">>=",
+	"<<<", ">>>", "<<=", ">>=",
 	"%(", "%?", "%:", "%)",
 	"==", "!=", "<=", ">=", "&&", "||", "++", "--", "+=", "-=", "*=", "/=", "%=",
 	"&=", "|=", "^=", ".=", "<<", ">>", "->", "=~", "!~",
@@ -97,14 +97,9 @@ typedef struct {
 	bool space, at_line_start;
 } Lexer;
 
-static void lex_error(Lexer *lx, const char *at, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void lex_error(Lexer *lx, const char *at, const char *fmt, ...)
+static void lex_report(Lexer *lx, const char *kind, const char *at, const char *fmt,
+		       va_list ap)
 {
-	diag_errors++;
-	if (diag_errors > diag_max_errors)
-		return;
 	/* `at` lies on the current line or an earlier one; count from the file start. */
 	int line = 1;
 	const char *ls = lx->file->text;
@@ -113,9 +108,31 @@ static void lex_error(Lexer *lx, const char *at, const char *fmt, ...)
 			line++;
 			ls = q + 1;
 		}
+	verror_at(kind, lx->file, line, (int)(at - ls) + 1, fmt, ap);
+}
+
+static void lex_error(Lexer *lx, const char *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void lex_error(Lexer *lx, const char *at, const char *fmt, ...)
+{
+	diag_errors++;
+	if (diag_errors > diag_max_errors)
+		return;
 	va_list ap;
 	va_start(ap, fmt);
-	verror_at("error", lx->file, line, (int)(at - ls) + 1, fmt, ap);
+	lex_report(lx, "error", at, fmt, ap);
+	va_end(ap);
+}
+
+static void lex_warning(Lexer *lx, const char *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void lex_warning(Lexer *lx, const char *at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	lex_report(lx, "warning", at, fmt, ap);
 	va_end(ap);
 }
 
@@ -164,8 +181,8 @@ static bool skip_space_and_comments(Lexer *lx)
 	}
 	if (p[0] == '/' && p[1] == '*') {
 		const char *end = strstr(p + 2, "*/");
-		if (!end) {
-			lex_error(lx, p, "unterminated comment");
+		if (!end) {     /* SystemTap ends it at the end of the input, silently */
+			lex_warning(lx, p, "unterminated comment: it runs to the end of the input");
 			advance_to(lx, p + strlen(p));
 			return true;
 		}

@@ -154,36 +154,168 @@ static Component *component(Parser *p, Token **rest, Token *tok)
 	return c;
 }
 
-/* point = component { "." component } [ "?" | "!" ] [ "if" "(" expr ")" ] */
-static ProbePoint *probe_point(Parser *p, Token **rest, Token *tok, bool alias_name)
+/* The most points one list of alternatives may expand to: {a,b}.{a,b}.{a,b}... doubles
+ * with every pair of braces. */
+enum { MAX_EXPANDED_POINTS = 10000 };
+
+static void probe_points(Parser *p, Token **rest, Token *tok, Vec *out);
+
+/* Whether the '{' at tok opens alternatives rather than a probe body that came too soon
+ * ("probe begin, { ... }"): its '}' is followed by what may follow a point's element. */
+static bool opens_alternatives(Token *tok)
 {
-	ProbePoint *pp = xalloc(sizeof(*pp));
-	pp->tok = tok;
-	vec_push(&pp->comps, component(p, &tok, tok));
-	while (consume(&tok, tok, "."))
-		vec_push(&pp->comps, component(p, &tok, tok));
-	if (!alias_name) {
-		if (consume(&tok, tok, "?"))
+	static const char *const after[] = {".", ",", "?", "!", "if", "{", "=", "+=", "("};
+	int depth = 0;
+	for (; tok->kind != TK_EOF; tok = tok->next) {
+		if (tok_is(tok, "{"))
+			depth++;
+		else if (tok_is(tok, "}") && --depth == 0)
+			break;
+	}
+	if (tok->kind == TK_EOF)
+		return false;
+	for (size_t i = 0; i < sizeof(after) / sizeof(after[0]); i++)
+		if (tok_is(tok->next, after[i]))
+			return true;
+	return false;
+}
+
+/* element = component | "{" points "}" */
+static void point_element(Parser *p, Token **rest, Token *tok, Vec *out)
+{
+	if (!tok_is(tok, "{") || !opens_alternatives(tok)) {
+		ProbePoint *pp = xalloc(sizeof(*pp));
+		pp->tok = tok;
+		vec_push(&pp->comps, component(p, rest, tok));
+		vec_push(out, pp);
+		return;
+	}
+	Token *open = tok;
+	int first = out->len;
+	probe_points(p, &tok, tok->next, out);
+	for (int i = first; i < out->len; i++)
+		((ProbePoint *)out->data[i])->braced = true;
+	if (!tok_is(tok, "}"))
+		syntax_error(p, tok, "expected ',' or '}' after a probe point alternative (the "
+			     "'{' is at line %d), found %s", open->line, tok_describe(tok));
+	if (tok_is(tok->next, "("))
+		syntax_error(p, tok->next, "an argument goes inside the braces, with the "
+			     "component it belongs to: {b(1),c(1)}");
+	*rest = tok->next;
+}
+
+static const char *suffix_text(ProbePoint *pp)
+{
+	return pp->sufficient ? "!" : pp->optional ? "?" : "if";
+}
+
+/* Every point of `pre` followed by every point of `post`: a.{b,c} . {d,e} is a.b.d, a.b.e,
+ * a.c.d, a.c.e. A point of `pre` cannot go on if its alternative ended in '?', '!' or a
+ * condition: those belong to the end of a point. */
+static void point_product(Parser *p, Vec *pre, Vec *post)
+{
+	if (pre->len * post->len > MAX_EXPANDED_POINTS)
+		syntax_error(p, ((ProbePoint *)post->data[0])->tok, "the probe point alternatives "
+			     "expand to more than %d points", MAX_EXPANDED_POINTS);
+	Vec product = {0};
+	for (int i = 0; i < pre->len; i++) {
+		ProbePoint *a = pre->data[i];
+		if (a->optional || a->cond) {
+			Component *next = ((ProbePoint *)post->data[0])->comps.data[0];
+			syntax_error(p, a->suffix_tok, "'%s' may only end a probe point, but '%s' "
+				     "goes on with '.%s'", suffix_text(a), probe_point_string(a),
+				     next->name);
+		}
+		for (int j = 0; j < post->len; j++) {
+			ProbePoint *b = post->data[j], *pp = xalloc(sizeof(*pp));
+			*pp = *b;
+			pp->tok = a->tok;
+			pp->comps = (Vec){0};
+			for (int k = 0; k < a->comps.len; k++)
+				vec_push(&pp->comps, a->comps.data[k]);
+			for (int k = 0; k < b->comps.len; k++)
+				vec_push(&pp->comps, b->comps.data[k]);
+			vec_push(&product, pp);
+		}
+	}
+	*pre = product;
+}
+
+/* suffix = [ "?" | "!" ] [ "if" "(" expr ")" ], for every point the braces before it made;
+ * one given inside the braces too is an error. */
+static void point_suffix(Parser *p, Token **rest, Token *tok, Vec *pps)
+{
+	if (tok_is(tok, "?") || tok_is(tok, "!")) {
+		for (int i = 0; i < pps->len; i++) {
+			ProbePoint *pp = pps->data[i];
+			if (pp->optional)
+				syntax_error(p, tok, "'%s' is given twice for '%s': inside the braces "
+					     "and after them", tok_is(tok, "?") ? "?" : "!",
+					     probe_point_string(pp));
 			pp->optional = true;
-		else if (consume(&tok, tok, "!"))
-			pp->sufficient = pp->optional = true;
-		if (tok_is(tok, "if")) {
-			tok = expect(p, tok->next, "(", "after 'if' in a probe point");
-			pp->cond = expr(p, &tok, tok);
-			tok = expect(p, tok, ")", "to close the probe point condition");
+			pp->sufficient = tok_is(tok, "!");
+			pp->suffix_tok = tok;
+		}
+		tok = tok->next;
+	}
+	if (tok_is(tok, "if")) {
+		Token *if_tok = tok;
+		tok = expect(p, tok->next, "(", "after 'if' in a probe point");
+		Node *cond = expr(p, &tok, tok);
+		tok = expect(p, tok, ")", "to close the probe point condition");
+		for (int i = 0; i < pps->len; i++) {
+			ProbePoint *pp = pps->data[i];
+			if (pp->cond)
+				syntax_error(p, if_tok, "'%s' has a condition inside the braces "
+					     "already; a probe point takes one 'if'",
+					     probe_point_string(pp));
+			pp->cond = cond;
+			if (!pp->suffix_tok)
+				pp->suffix_tok = if_tok;
 		}
 	}
 	*rest = tok;
-	return pp;
 }
 
-/* points = point { "," point } */
+/* alternatives = element { "." element } suffix
+ * A point is components joined by dots; braces hold alternatives, each a list of points,
+ * and the point stands for every combination (SystemTap's brace expansion). */
+static void point_alternatives(Parser *p, Token **rest, Token *tok, Vec *out)
+{
+	Vec pps = {0};
+	point_element(p, &tok, tok, &pps);
+	while (consume(&tok, tok, ".")) {
+		Vec post = {0};
+		point_element(p, &tok, tok, &post);
+		point_product(p, &pps, &post);
+	}
+	point_suffix(p, &tok, tok, &pps);
+	for (int i = 0; i < pps.len; i++)
+		vec_push(out, pps.data[i]);
+	*rest = tok;
+}
+
+/* points = alternatives { "," alternatives } */
 static void probe_points(Parser *p, Token **rest, Token *tok, Vec *out)
 {
-	vec_push(out, probe_point(p, &tok, tok, false));
+	point_alternatives(p, &tok, tok, out);
 	while (consume(&tok, tok, ","))
-		vec_push(out, probe_point(p, &tok, tok, false));
+		point_alternatives(p, &tok, tok, out);
 	*rest = tok;
+}
+
+/* What names an alias (before '=' or '+=') is one point: neither a list nor braces. */
+static void one_alias_name(Parser *p, Vec *names)
+{
+	if (names->len < 2)
+		return;
+	ProbePoint *a = names->data[0], *b = names->data[1];
+	if (a->braced || b->braced)
+		syntax_error(p, a->tok, "an alias name cannot hold alternatives in braces ('%s' "
+			     "and '%s'); several names are written 'probe a = b = target'",
+			     probe_point_string(a), probe_point_string(b));
+	syntax_error(p, b->tok, "an alias with several names is written 'probe a = b = "
+		     "target', not with ','");
 }
 
 /* probe = "probe" points block
@@ -196,19 +328,14 @@ static void probe(Parser *p, Token **rest, Token *tok, bool is_private)
 	pr->is_private = is_private;
 	Vec first = {0};
 	probe_points(p, &tok, tok->next, &first);
-	if ((tok_is(tok, "=") || tok_is(tok, "+=")) && first.len > 1)
-		syntax_error(p, ((ProbePoint *)first.data[1])->tok, "an alias with several names "
-			     "is written 'probe a = b = target', not with ','");
 	if (tok_is(tok, "=") || tok_is(tok, "+=")) {
+		one_alias_name(p, &first);
 		pr->epilogue = tok_is(tok, "+=");
 		probe_points(p, &tok, tok->next, &pr->points);
 		/* probe a = b += c { }: every group but the last names the alias */
 		while (tok_is(tok, "=") || tok_is(tok, "+=")) {
 			pr->epilogue = tok_is(tok, "+=");
-			if (pr->points.len > 1)
-				syntax_error(p, ((ProbePoint *)pr->points.data[1])->tok, "an alias with "
-					     "several names is written 'probe a = b = target', not "
-					     "with ','");
+			one_alias_name(p, &pr->points);
 			for (int i = 0; i < pr->points.len; i++)
 				vec_push(&first, pr->points.data[i]);
 			pr->points = (Vec){0};
@@ -285,8 +412,11 @@ static Type type_annotation(Parser *p, Token **rest, Token *tok)
 		     tok_describe(tok));
 }
 
-/* function = "function" name [ ":" type ] "(" [ param { "," param } ] ")" (block | embedded)
- * param    = name [ ":" type ] */
+/* function = "function" fname [ ":" type ] "(" [ param { "," param } ] ")"
+ *            [ ":" number ] (block | embedded)
+ * fname    = name | "string" | "long"     (SystemTap allows these two keywords)
+ * param    = name [ ":" type ]
+ * The number after the parameters is SystemTap's priority among a tapset's overloads. */
 static void function(Parser *p, Token **rest, Token *tok, bool is_private)
 {
 	Function *f = xalloc(sizeof(*f));
@@ -294,7 +424,12 @@ static void function(Parser *p, Token **rest, Token *tok, bool is_private)
 	f->is_private = is_private;
 	tok = tok->next;
 	f->tok = tok;
-	f->name = name(p, &tok, tok, "a function name");
+	if (tok_is(tok, "string") || tok_is(tok, "long")) {
+		f->name = tok_text(tok);
+		tok = tok->next;
+	} else {
+		f->name = name(p, &tok, tok, "a function name");
+	}
 	if (consume(&tok, tok, ":"))
 		f->ret = type_annotation(p, &tok, tok);
 	tok = expect(p, tok, "(", "after the function name");
@@ -312,6 +447,15 @@ static void function(Parser *p, Token **rest, Token *tok, bool is_private)
 		vec_push(&f->params, prm);
 	}
 	tok = tok->next;
+	if (consume(&tok, tok, ":")) {
+		if (tok->kind != TK_NUM)
+			syntax_error(p, tok, "expected the priority of function '%s' (a number) after "
+				     "':', found %s", f->name, tok_describe(tok));
+		if (tok->num < 1)
+			error_at(tok, "the priority of function '%s' must be 1 or more", f->name);
+		f->priority = tok->num;
+		tok = tok->next;
+	}
 	if (tok->kind == TK_EMBEDDED) {
 		f->body = new_node(N_EMBEDDED, tok);
 		f->body->str = tok->str;
@@ -488,17 +632,25 @@ static void index_list(Parser *p, Token **rest, Token *tok, Vec *out)
 
 static Node *hist_op(Parser *p, Token **rest, Token *tok);
 
-/* foreach = "foreach" "(" [ name "=" ] foreach_keys "in" array [agg] [sort] [ "limit" expr ] ")"
- *           stmt;  agg = "@count" | "@sum" | "@min" | "@max" | "@avg" 
+/* foreach = "foreach" "(" [ name [sort] "=" ] foreach_keys "in" array [agg] [sort]
+ *           [ "limit" expr ] ")" stmt
+ * agg     = "@count" | "@sum" | "@min" | "@max" | "@avg" | "@variance"
  * array   = name [ index ] | hist_op */
 static Node *foreach_stmt(Parser *p, Token **rest, Token *tok)
 {
 	Node *n = new_node(N_FOREACH, tok);
 	tok = expect(p, tok->next, "(", "after 'foreach'");
-	if (is_name(tok) && tok_is(tok->next, "=")) {
+	/* v = ..., or v+ = / v- = : sorted by value (SystemTap's spelling of "in a+") */
+	Token *mark = tok->next;
+	int dir = tok_is(mark, "+") ? 1 : tok_is(mark, "-") ? -1 : 0;
+	if (is_name(tok) && tok_is(dir ? mark->next : mark, "=")) {
 		n->value = new_node(N_VAR, tok);
 		n->value->name = tok_text(tok);
-		tok = tok->next->next;
+		if (dir) {
+			n->sort_key = -1;
+			n->sort_dir = dir;
+		}
+		tok = (dir ? mark->next : mark)->next;
 	}
 	if (consume(&tok, tok, "[")) {
 		foreach_key(p, &tok, tok, n);
@@ -520,7 +672,7 @@ static Node *foreach_stmt(Parser *p, Token **rest, Token *tok)
 		}
 	}
 	/* statistics arrays sort by an aggregate: foreach ([k] in s @max-) */
-	static const char *const aggs[] = {"@count", "@sum", "@min", "@max", "@avg"};
+	static const char *const aggs[] = {"@count", "@sum", "@min", "@max", "@avg", "@variance"};
 	for (size_t i = 0; i < sizeof(aggs) / sizeof(aggs[0]); i++)
 		if (tok_is(tok, aggs[i])) {
 			n->op = aggs[i];
@@ -676,7 +828,7 @@ static const Level levels[] = {
 	{N_BINARY, {"&"}},
 	{N_IN, {"in"}},
 	{N_COMPARE, {"<", ">", "<=", ">=", "==", "!="}},
-	{N_BINARY, {"<<", ">>"}},
+	{N_BINARY, {"<<", ">>", ">>>"}},
 	{N_CONCAT, {"."}},
 	{N_BINARY, {"+", "-"}},
 	{N_BINARY, {"*", "/", "%"}},
@@ -805,7 +957,7 @@ static void target_chain(Parser *p, Token **rest, Token *tok, Node *n)
 		}
 		vec_push(&n->comps, c);
 	}
-	if ((tok_is(tok, "$") || tok_is(tok, "$$")) && !tok->space_before) {
+	if (tok_is(tok, "$") || tok_is(tok, "$$")) {
 		n->pretty = tok_text(tok);
 		tok = tok->next;
 	}
@@ -837,6 +989,7 @@ static const AtOp at_ops[] = {
 	{"@perf", N_AT_PERF, 1, 1},      {"@kregister", N_AT_OTHER, 1, 1},
 	{"@uregister", N_AT_OTHER, 1, 1}, {"@probewrite", N_AT_OTHER, 1, 1},
 	{"@const", N_AT_OTHER, 1, 1},    {"@module", N_AT_OTHER, 1, 1},
+	{"@kderef", N_AT_OTHER, 2, 2},   {"@uderef", N_AT_OTHER, 2, 2},
 };
 
 static const AtOp *find_at_op(Token *tok)

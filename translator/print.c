@@ -28,7 +28,7 @@ static int binary_prec(const char *op)
 		int prec;
 	} t[] = {
 		{"||", P_OR}, {"&&", P_AND}, {"|", P_BOR}, {"^", P_BXOR}, {"&", P_BAND},
-		{"<<", P_SHIFT}, {">>", P_SHIFT}, {"+", P_ADD}, {"-", P_ADD}, {"*", P_MUL},
+		{"<<", P_SHIFT}, {">>", P_SHIFT}, {">>>", P_SHIFT}, {"+", P_ADD}, {"-", P_ADD}, {"*", P_MUL},
 		{"/", P_MUL}, {"%", P_MUL},
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
@@ -508,6 +508,8 @@ static void function(StrBuf *sb, Function *f)
 			sb_printf(sb, ":%s", type_name(p->type));
 	}
 	sb_puts(sb, ") ");
+	if (f->priority)
+		sb_printf(sb, ": %lld ", (long long)f->priority);
 	print_stmt(sb, f->body, 0);
 }
 

@@ -307,6 +307,47 @@ void list_family_points(const char *pattern, bool with_vars, Session *s, Vec *ou
 			vec_push(out, all.data[i]);
 }
 
+/* ---- SystemTap's families hwtap does not have ---------------------------------------- */
+
+/* What a point of SystemTap's that hwtap lacks probes there, by its first component (or
+ * first two): pass 2 says so instead of "unknown probe point". */
+static const struct {
+	const char *prefix;
+	const char *what;
+} foreign_families[] = {
+	{"syscall", "system calls (kprobes on the kernel's sys_* functions)"},
+	{"nd_syscall", "system calls (kprobes on the kernel's sys_* functions)"},
+	{"kernel.function", "kernel functions (kprobes placed with the kernel's debug "
+			    "information)"},
+	{"kernel.statement", "kernel source lines (kprobes placed with the kernel's debug "
+			     "information)"},
+	{"kernel.data", "kernel data (hardware watchpoints on kernel symbols)"},
+	{"module", "kernel modules' functions and source lines (kprobes placed with their "
+		   "debug information)"},
+	{"kprobe", "kernel addresses and functions by symbol (kprobes)"},
+	{"process", "user-space processes (uprobes and process events)"},
+	{"procfs", "reads and writes of files under /proc/systemtap/MODULE"},
+	{"json_data", "its JSON metrics file /proc/systemtap/MODULE/data.json (procfs)"},
+	{"netfilter", "network packets (netfilter hooks)"},
+	{"java", "Java methods (Byteman)"},
+	{"python2", "Python functions"},
+	{"python3", "Python functions"},
+};
+
+const char *foreign_point_error(ProbePoint *pp)
+{
+	const char *point = probe_point_string(pp);
+	for (size_t i = 0; i < sizeof(foreign_families) / sizeof(foreign_families[0]); i++) {
+		const char *prefix = foreign_families[i].prefix;
+		size_t n = strlen(prefix);
+		if (!strncmp(point, prefix, n) && strchr(".(", point[n]))
+			return xformat("probe point '%s' is SystemTap's, for %s: hwtap has none "
+				       "(hwtap -l '**' lists the points it has)", point,
+				       foreign_families[i].what);
+	}
+	return NULL;
+}
+
 /* ---- hints ------------------------------------------------------------------------------ */
 
 

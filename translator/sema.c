@@ -738,9 +738,24 @@ static Type walk_target(Ctx *c, Node *n)
 
 static void unsupported(Ctx *c, Node *n, const char *what)
 {
-	if (c->report)
+	if (c->report && !c->in_defined)
 		error_at(n->tok, "%s needs the kernel's debug information, which hwtap does not "
 			 "use", what);
+}
+
+/* What @defined(n) says, after n was walked: a context variable the point has; nothing
+ * that needs the kernel's debug information (@cast, @var, '->' on a pointer, '&'), which
+ * hwtap does not use, so that @defined(@cast(...)) ? ... : fallback takes the fallback. */
+static bool resolvable(Node *n)
+{
+	switch (n->kind) {
+	case N_TARGET: return n->num;
+	case N_AT_CAST:
+	case N_AT_VAR:
+	case N_DEREF:
+	case N_ADDR: return false;
+	default: return true;
+	}
 }
 
 static Type walk_hist(Ctx *c, Node *n)
@@ -924,7 +939,7 @@ static Type walk_at(Ctx *c, Node *n)
 		c->in_defined = true;
 		walk(c, n->lhs, TY_UNKNOWN);
 		c->in_defined = saved;
-		n->num = n->lhs->kind == N_TARGET ? n->lhs->num : 1;
+		n->num = resolvable(n->lhs);
 		return TY_LONG;
 	}
 	case N_AT_ENTRY:
@@ -970,8 +985,9 @@ static Type walk(Ctx *c, Node *n, Type want)
 		walk(c, n->lhs, TY_UNKNOWN);
 		unsupported(c, n, "'->' on a pointer");
 		return TY_UNKNOWN;
-	case N_ADDR:
-		unsupported(c, n, "'&'");
+	case N_ADDR:            /* & @cast(0, "t")->m: it is the @cast that cannot be */
+		unsupported(c, n, n->lhs->kind == N_AT_CAST || n->lhs->kind == N_AT_VAR ?
+			    xformat("'%s'", n->lhs->op) : "'&'");
 		return TY_UNKNOWN;
 	case N_AT_OP:
 	case N_AT_DEFINED:
@@ -996,6 +1012,9 @@ static Type walk(Ctx *c, Node *n, Type want)
 	case N_UNARY:
 	case N_BINARY:
 	case N_LOGICAL:
+		if (c->report && !strcmp(n->op, ">>>"))   /* SystemTap 4.8 refuses it here too */
+			error_at(n->tok, "'>>>' (a logical shift right) parses, but SystemTap 4.8 "
+				 "and hwtap do not elaborate it: write (x >> n) & mask");
 		walk(c, n->lhs, TY_LONG);
 		if (n->rhs)
 			walk(c, n->rhs, TY_LONG);
@@ -1515,6 +1534,10 @@ static void derive_probes(Ctx *c, Probe *user)
 			if (c->s->verbose)
 				note_at(pp->tok, "optional probe point '%s' matches nothing: dropped",
 					probe_point_string(pp));
+			continue;
+		}
+		if (foreign_point_error(pp)) {
+			error_at(pp->tok, "%s", foreign_point_error(pp));
 			continue;
 		}
 		Vec aliases = {0}, names = {0};

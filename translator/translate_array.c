@@ -270,7 +270,7 @@ static const char *sort_agg(Node *n)
 {
 	static const char *const ops[][2] = {
 		{"@count", "HWTAP_OP_COUNT"}, {"@sum", "HWTAP_OP_SUM"}, {"@min", "HWTAP_OP_MIN"},
-		{"@max", "HWTAP_OP_MAX"}, {"@avg", "HWTAP_OP_AVG"},
+		{"@max", "HWTAP_OP_MAX"}, {"@avg", "HWTAP_OP_AVG"}, {"@variance", "HWTAP_OP_VARIANCE"},
 	};
 	for (size_t i = 0; n->op && i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (!strcmp(n->op, ops[i][0]))

@@ -43,12 +43,9 @@ line_bytes=64
 printf_op="printf 64 bytes"
 
 gcc -O2 -Wall -static -o "$tmp/faults" bench/faults.c
-# the workload, its numbers in /tmp/w (bpftrace -c runs a program, not a shell command)
-printf '#!/bin/sh\nexec /root/faults 512 16 > /tmp/w\n' > "$tmp/work"
-chmod +x "$tmp/work"
-work=/root/work
-files=(--vm-file loader/hwtap-run:/root/hwtap-run --vm-file "$tmp/faults:/root/faults"
-       --vm-file "$tmp/work:/root/work")
+# the workload, its numbers in /tmp/w
+work="/root/faults 512 16 /tmp/w"
+files=(--vm-file loader/hwtap-run:/root/hwtap-run --vm-file "$tmp/faults:/root/faults")
 have_stap=false
 if command -v stap > /dev/null; then have_stap=true; fi
 have_bpf=false
@@ -71,8 +68,8 @@ while IFS='|' read -r name globals body bpf; do
 	cp "$("$hwtap" -p4 -m "h_$k" -D MAXACTION=100000 -D STP_NO_OVERLOAD "$tmp/op$k.stp")" \
 		"$tmp/h_$k.ko"
 	files+=(--vm-file "$tmp/h_$k.ko:/root/h_$k.ko")
-	guest_runs+="/root/hwtap-run -o $out -c $work /root/h_$k.ko hwtap_bufsize_kb=4096
-	echo \"hwtap $k \$(cat /tmp/w)\"
+	guest_runs+="rm -f /tmp/w; /root/hwtap-run -o $out -c '$work' /root/h_$k.ko hwtap_bufsize_kb=4096
+	echo \"hwtap $k \$(cat /tmp/w 2>&1)\"
 "
 	# (stap elides an empty probe, and then has none: -u keeps it)
 	unopt=()
@@ -80,8 +77,8 @@ while IFS='|' read -r name globals body bpf; do
 	if $have_stap && stap_build "$tmp" "s_$k" "$tmp/op$k.stp" -D MAXACTION=100000 \
 				    -D STP_NO_OVERLOAD "${unopt[@]}" > "$tmp/stap_$k.why"; then
 		files+=("${stap_files[@]}")
-		guest_runs+="/usr/bin/staprun -b 4 -o $out -c $work /root/s_$k.ko
-	echo \"stap $k \$(cat /tmp/w)\"
+		guest_runs+="rm -f /tmp/w; /usr/bin/staprun -b 4 -o $out -c '$work' /root/s_$k.ko
+	echo \"stap $k \$(cat /tmp/w 2>&1)\"
 "
 	elif $have_stap; then
 		echo "(stap did not build '$name':)"; cat "$tmp/stap_$k.why"
@@ -89,8 +86,8 @@ while IFS='|' read -r name globals body bpf; do
 	if $have_bpf && [ "$bpf" != "-" ]; then
 		printf 'software:page-faults:1 { %s }\n' "$bpf" > "$tmp/bpf_$k"
 		files+=(--vm-file "$tmp/bpf_$k:/root/bpf_$k")
-		guest_runs+="BPFTRACE_PERF_RB_PAGES=1024 bpftrace -q -o $out -c $work /root/bpf_$k
-	echo \"bpftrace $k \$(cat /tmp/w)\"
+		guest_runs+="rm -f /tmp/w; BPFTRACE_PERF_RB_PAGES=1024 bpftrace -q -o $out -c '$work' /root/bpf_$k
+	echo \"bpftrace $k \$(cat /tmp/w 2>&1)\"
 "
 	fi
 done <<< "$ops"

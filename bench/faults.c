@@ -4,7 +4,8 @@
  * madvise(MADV_DONTNEED); ROUNDS times. Prints "FAULTS CPU_NS WALL_NS": the number of
  * faults, then the thread's CPU time and the elapsed time per fault, in nanoseconds.
  * Built statically by bench/profile.sh to run in the guest.
- *   faults [PAGES [ROUNDS]]   (default 512 pages, 64 rounds) */
+ *   faults [PAGES [ROUNDS [OUT]]]   (default 512 pages, 64 rounds; the line goes to OUT
+ *                                    when given: bpftrace -c runs no shell to redirect) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -21,6 +22,10 @@ static double now_ns(clockid_t clock)
 int main(int argc, char **argv)
 {
 	long pages = argc > 1 ? atol(argv[1]) : 512, rounds = argc > 2 ? atol(argv[2]) : 64;
+	if (argc > 3 && !freopen(argv[3], "w", stdout)) {
+		perror(argv[3]);
+		return 1;
+	}
 	long page = sysconf(_SC_PAGESIZE), len = pages * page, faults = 0;
 	volatile char *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {

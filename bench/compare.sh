@@ -57,12 +57,12 @@ k=0
 while IFS='|' read -r name globals body bpf; do
 	k=$((k + 1))
 	names[$k]=$name
+	printf '%s\nprobe perf.sw.page_faults.sample(1) { %s }\n' "$globals" "$body" \
+		> "$tmp/op$k.stp"
 	# ONLY=ERE: the operations whose names match it, and the empty handler
 	if [ -n "${ONLY:-}" ] && [ "$k" -gt 1 ] && ! grep -Eq -- "$ONLY" <<< "$name"; then
 		continue
 	fi
-	printf '%s\nprobe perf.sw.page_faults.sample(1) { %s }\n' "$globals" "$body" \
-		> "$tmp/op$k.stp"
 	out=/dev/null
 	[ "$name" != "$printf_op" ] || out=/tmp/printed
 	cp "$("$hwtap" -p4 -m "h_$k" -D MAXACTION=100000 -D STP_NO_OVERLOAD "$tmp/op$k.stp")" \
@@ -169,7 +169,12 @@ if [ -n "${NOTRANS:-}" ]; then
 	exit 0
 fi
 # Translation: wall-clock medians of 3 on the host.
-wall() {        # COMMAND...: seconds, the median of 3 runs
+wall() {        # COMMAND...: seconds, the median of 3 runs; "-" when it fails
+	if ! "$@" > "$tmp/wall.log" 2>&1; then
+		echo "($* failed:" "$(tail -2 "$tmp/wall.log"))" >&2
+		echo -
+		return
+	fi
 	for i in 1 2 3; do
 		local t0 t1
 		t0=$(date +%s.%N)
@@ -191,15 +196,19 @@ warm_h() { XDG_CACHE_HOME=$cache_h "$hwtap" -p4 -r "$release" "$script"; }
 warm_s() { SYSTEMTAP_DIR=$cache_s stap -R "$tmp/stap-runtime" -r "$release" -p4 "$script"; }
 warm_h > /dev/null 2>&1 || :
 ! $have_stap || warm_s > /dev/null 2>&1 || :
-for row in "-p2|$hwtap -p2 $script|stap -p2 $script" "-p4 cold|cold_h|cold_s" \
+for row in "-p2|$hwtap -p2 -r $release $script|stap -p2 -r $release $script" \
+	   "-p4 cold|cold_h|cold_s" \
 	   "-p4 cached|warm_h|warm_s"; do
 	IFS='|' read -r label hc sc <<< "$row"
 	h=$(wall $hc)
 	s=-
 	! $have_stap || s=$(wall $sc)
 	awk -v l="$label" -v h="$h" -v s="$s" 'BEGIN {
-		printf "%-20s %10.3f %10s %11s\n", l, h, (s == "-" ? "-" : sprintf("%.3f", s)),
-		(s == "-" || s == 0 ? "-" : sprintf("%.2f", h / s)) }'
-	[ "$s" = - ] || worst_s+="$(awk -v h="$h" -v s="$s" 'BEGIN { printf "%.2f", h / s }') "
+		f = "%.3f"
+		printf "%-20s %10s %10s %11s\n", l, (h == "-" ? "-" : sprintf(f, h)),
+		(s == "-" ? "-" : sprintf(f, s)),
+		(s == "-" || h == "-" || s == 0 ? "-" : sprintf("%.2f", h / s)) }'
+	[ "$s" = - ] || [ "$h" = - ] ||
+		worst_s+="$(awk -v h="$h" -v s="$s" 'BEGIN { printf "%.2f", h / s }') "
 done
 worst

@@ -527,21 +527,6 @@ typedef struct {
 	bool full;
 } Flat;
 
-/* *p with room for `need' elements of `size' bytes (the arena frees the old copy later) */
-static void *grow(void *p, int *cap, int need, size_t size)
-{
-	if (need <= *cap)
-		return p;
-	int n = *cap ? *cap : 16;
-	while (n < need)
-		n *= 2;
-	void *q = xalloc(size * n);
-	if (*cap)
-		memcpy(q, p, size * *cap);
-	*cap = n;
-	return q;
-}
-
 static void add_arc(Flat *f, int to)
 {
 	Regex *re = f->re;
@@ -549,8 +534,8 @@ static void add_arc(Flat *f, int to)
 		f->full = true;
 		return;
 	}
-	re->arcs = grow(re->arcs, &f->arcs_cap, re->narcs + 1, sizeof(struct RxArc));
-	re->saves = grow(re->saves, &f->saves_cap, re->nsaves + f->npath, sizeof(int));
+	re->arcs = xgrow(re->arcs, &f->arcs_cap, re->narcs + 1, sizeof(struct RxArc));
+	re->saves = xgrow(re->saves, &f->saves_cap, re->nsaves + f->npath, sizeof(int));
 	struct RxArc *arc = &re->arcs[re->narcs];
 	arc->to = to;
 	arc->first = re->nsaves;

@@ -79,9 +79,9 @@ struct hwtap_re_arc {
 	u16 n;
 };
 
-#define HWTAP_RE_SLOW 0x4000    /* next[]: an action (its index below), or a test's end */
-#define HWTAP_RE_ACCEPT 0x8000  /* next[] of a test: the end, with a match */
-#define HWTAP_RE_INDEX 0x3fff
+#define HWTAP_RE_SLOW 0x8000    /* next[]: an action (its index below), or a test's end */
+#define HWTAP_RE_ACCEPT 0x4000  /* next[] of a test: the end, with a match */
+#define HWTAP_RE_INDEX 0x7fff
 #define HWTAP_RE_STOP 0xffff    /* action next: the walk ends */
 #define HWTAP_RE_NOREG 0xff     /* action set: none */
 #define HWTAP_RE_NOBEST 0xffff  /* action best: no match ends here */

@@ -41,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DFA_MAX_CELLS 16384     /* runtime/regex.h: the next state in 14 bits */
+#define DFA_MAX_CELLS 16384     /* below runtime/regex.h's HWTAP_RE_ACCEPT, 1 << 14 */
 #define DFA_MAX_ACTIONS 16384
 #define DFA_MAX_REGS 160        /* working ones; then come the temporary, the one holding
 				 * HWTAP_RE_UNSET and the best match's slots, all below
@@ -527,7 +527,7 @@ void regex_dfa_emit(StrBuf *out, const Dfa *a, const char *name)
 				  v == ~1 ? "HWTAP_RE_SLOW | HWTAP_RE_ACCEPT" : "HWTAP_RE_SLOW");
 		else
 			sb_printf(out, "%s%#x,", i % 8 ? " " : "\n\t",
-				  v < 0 ? 0x4000 | ~v : v * nc);
+				  v < 0 ? 0x8000 | ~v : v * nc);
 	}
 	sb_puts(out, "\n};\n");
 	if (a->nactions) {

@@ -363,7 +363,8 @@ static int add_action(Dfa *a, int next, const int *best, int first)
 				 "than %d transitions with operations", DFA_MAX_OPS, DFA_MAX_ACTIONS);
 		return -1;
 	}
-	memcpy(ops + 2 * ncopy, sets, sizeof(int) * 2 * nset);
+	if (nset)
+		memcpy(ops + 2 * ncopy, sets, sizeof(int) * 2 * nset);
 	int w = a->ntrack, b = -1;
 	if (best) {
 		for (int i = a->nbests - w; i >= 0 && i >= a->nbests - 16 * w && b < 0; i -= w)
@@ -380,7 +381,7 @@ static int add_action(Dfa *a, int next, const int *best, int first)
 	for (int i = a->nactions - 1; i >= 0 && i >= a->nactions - 4; i--) {
 		Action *o = &a->actions[i];
 		if (o->next == next && o->best == b && o->ncopy == ncopy && o->nset == nset &&
-		    !memcmp(a->ops + 2 * o->first, ops, sizeof(int) * 2 * n)) {
+		    (!n || !memcmp(a->ops + 2 * o->first, ops, sizeof(int) * 2 * n))) {
 			a->nops = first;
 			return i;
 		}

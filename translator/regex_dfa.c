@@ -8,9 +8,12 @@
  * registers, are the states of a DFA, and the work of one step is known at translation
  * time. A step of the DFA is one table lookup; a transition that must also move
  * registers (copy one into another, store the position) carries a short list of such
- * operations, which the walk runs. This is a tagged DFA (Laurikari's, as SystemTap's
- * translator builds one with re2c's algorithms) that follows the Pike VM's priorities
- * step for step, so its results are the Pike VM's by construction.
+ * operations, which the walk runs. Registers are numbered by first use in the list, so
+ * that equal lists are one state; going from one numbering to the next is a parallel
+ * copy, ordered so that each register is read before it is written, through a temporary
+ * around a cycle. This is a tagged DFA (Laurikari's; SystemTap's translator builds one
+ * with re2c's algorithms) that follows the Pike VM's priorities step for step, so its
+ * results are the Pike VM's by construction.
  *
  * A DFA state is the list of threads that consumed the last byte, before they follow the
  * arcs that consume nothing: those arcs depend on being at the subject's end ($), which
@@ -26,7 +29,8 @@
  *                alive (slot 0, where a thread started, and the groups' from slot 2 on;
  *                slot 1, the end, is the position of the match): threads that share a
  *                position share its register. Threads started at the same position form
- *                a group; a match in a group stores its registers as the best match's,
+ *                a group; a match in a group makes its registers the best match's (the
+ *                action names them, the walk copies them before registers change),
  *                drops the later groups and starts no new threads; a later match of an
  *                earlier group replaces it, and the walk stops at the end or when a match
  *                was found and no thread is left. Without groups in the regex the order

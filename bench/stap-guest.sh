@@ -1,7 +1,8 @@
 # bench/stap-guest.sh - sourced (through bench/common.sh) by the benches that run
-# SystemTap 4.8 or bpftrace beside hwtap in the guest. After `stap_build TMP NAME SCRIPT [STAP OPTIONS...]' succeeds, TMP/NAME.ko is
-# built and the array stap_files holds the --vm-file arguments that put it, staprun,
-# stapio and their libraries into the guest (as /root/NAME.ko and their own paths). It
+# SystemTap 4.8 or bpftrace beside hwtap in the guest. After `stap_build TMP NAME SCRIPT
+# [STAP OPTIONS...] [-- SCRIPT ARGUMENTS...]' succeeds, TMP/NAME.ko is built and the array
+# stap_files holds the --vm-file arguments that put it, staprun, stapio and their
+# libraries into the guest (as /root/NAME.ko and their own paths). It
 # fails, saying why, when stap is missing or cannot build for the kernel the guest boots
 # (the default of `$hwtap --list-kernels').
 #
@@ -10,8 +11,10 @@
 # or STAP_RUNTIME when set.
 
 stap_build() {
-	local tmp=$1 name=$2 script=$3 release runtime l
+	local tmp=$1 name=$2 script=$3 release runtime l opts=() args=()
 	shift 3
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+	[ $# -eq 0 ] || { shift; args=("$@"); }
 	release=$("${hwtap:-translator/hwtap}" --list-kernels 2>/dev/null |
 		  awk '/  default:/ { print $1 }')
 	if ! command -v stap > /dev/null || [ -z "$release" ]; then
@@ -29,7 +32,7 @@ stap_build() {
 		fi
 	fi
 	if ! (cd "$tmp" && SYSTEMTAP_DIR="$tmp/st" stap -R "$runtime" -r "$release" -p4 \
-		-m "$name" "$@" "$script" > /dev/null 2> "$tmp/$name.log"); then
+		-m "$name" "${opts[@]}" "$script" "${args[@]}" > /dev/null 2> "$tmp/$name.log"); then
 		echo "(stap could not build for $release; only hwtap runs:)"
 		tail -5 "$tmp/$name.log"
 		return 1

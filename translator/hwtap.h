@@ -53,6 +53,8 @@ typedef struct {
 } Vec;
 #define VEC(T) Vec
 void vec_push(Vec *v, void *item);
+/* p (cap elements of size bytes) with room for need; the arena frees the old copy */
+void *xgrow(void *p, int *cap, int need, size_t size);
 
 char *read_whole_file(const char *path, size_t *len);   /* NULL and errno on failure */
 int edit_distance(const char *a, const char *b);

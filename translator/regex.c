@@ -2,16 +2,19 @@
  *
  * A regex (always a string literal) is parsed into a tree, compiled to a Pike-VM program
  * (byte and set tests, splits in priority order, jumps, capture saves, anchors, match),
- * then flattened into what the runtime runs: the states that consume a byte, the final
- * state, and for each of them and for the start the arcs to the states reachable without
- * consuming anything, in priority order, with the capture slots recorded on the way. A
+ * then flattened: the states that consume a byte, the final state, and for each of them
+ * and for the start the arcs to the states reachable without consuming anything, in
+ * priority order, with the capture slots recorded on the way (RxProg, translate.h). A
  * regex with ^ or $ gets one list of arcs per combination of being at the subject's start
- * and end. runtime/regex.h describes the matching itself.
+ * and end. regex_dfa.c turns that into a DFA, which is what the module walks; a regex
+ * whose DFA would be too large runs as the flattened program itself, on the Pike VM (and
+ * -v says so). runtime/regex.h describes the matching itself.
  *
  * Pass 2 compiles every regex (regex_check) and reports the first problem at its byte in
- * the literal; pass 3 compiles again, emits each distinct program once as static const
- * tables and sizes the per-CPU scratch of the matcher for the largest (regex_match_expr,
- * regex_programs, regex_context_members).
+ * the literal; pass 3 compiles again, builds the DFA the script needs (a test when
+ * nothing reads the last match, else a search that also finds the groups), emits each
+ * distinct regex's tables once as static const data and sizes the per-CPU scratch of the
+ * matcher for the largest (regex_match_expr, regex_programs, regex_context_members).
  *
  * The dialect is SystemTap 4.8's (checked with its translator):
  *   x              a byte; "\x" is x itself, for any x ("\." a dot, "\d" the letter d)
@@ -27,11 +30,13 @@
  *
  * Bounds keep a module small and a match short: repetition counts up to RX_MAX_COUNT,
  * programs up to RX_MAX_INSNS instructions once repetitions are expanded and RX_MAX_ARCS
- * arcs, and at most RX_MAX_SCRATCH bytes of matcher scratch per CPU.
+ * arcs, and at most RX_MAX_SCRATCH bytes of the Pike VM's scratch per CPU (checked for
+ * every regex, so that whether its DFA fits never decides whether a script builds).
  */
 #include "translate.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define RX_MAX_COUNT 1000       /* x{m,n}: m and n */
@@ -391,7 +396,10 @@ static Rx *alternation(Parser *p, size_t *rest, size_t i)
 
 /* ---- the program ------------------------------------------------------------------------- */
 
-typedef enum { OP_BYTE, OP_SET, OP_MATCH, OP_SPLIT, OP_JMP, OP_SAVE, OP_BOL, OP_EOL } Op;
+typedef enum {
+	OP_BYTE = RX_OP_BYTE, OP_SET = RX_OP_SET, OP_MATCH = RX_OP_MATCH,
+	OP_SPLIT, OP_JMP, OP_SAVE, OP_BOL, OP_EOL,
+} Op;
 
 typedef struct {
 	Op op;
@@ -502,23 +510,17 @@ struct Regex {
 	size_t len;
 	Node *lit;              /* its first literal, named in a comment */
 	int index;              /* the program's C name: hwtap_re<index> */
-	int nstates, ncaps, nconds;
-	int *state_op, *state_arg;      /* OP_BYTE (the byte), OP_SET (its index), OP_MATCH */
-	VEC(uint64_t *) sets;
-	int *arc_index;         /* (nstates + 1) * nconds + 1 entries */
-	struct RxArc {
-		int to, first, n;       /* the state reached, its saves[first .. first + n) */
-	} *arcs;
-	int narcs;
-	int *saves;
-	int nsaves;
+	RxProg prog;
 	bool skip;              /* a match cannot be empty inside a subject: */
 	uint64_t first[4];      /* it begins with one of these bytes */
+	/* its DFA (regex_dfa.c), or none: the Pike VM runs the program */
+	Dfa *test;              /* when nothing reads the last match */
+	Dfa *search;            /* when something does */
 };
 
 typedef struct {
 	Prog *g;
-	Regex *re;
+	RxProg *re;
 	int *state_of;          /* per instruction: its state, or -1 */
 	bool *visited;
 	int *path;              /* the slots saved on the way from the closure's start */
@@ -527,31 +529,16 @@ typedef struct {
 	bool full;
 } Flat;
 
-/* *p with room for `need' elements of `size' bytes (the arena frees the old copy later) */
-static void *grow(void *p, int *cap, int need, size_t size)
-{
-	if (need <= *cap)
-		return p;
-	int n = *cap ? *cap : 16;
-	while (n < need)
-		n *= 2;
-	void *q = xalloc(size * n);
-	if (*cap)
-		memcpy(q, p, size * *cap);
-	*cap = n;
-	return q;
-}
-
 static void add_arc(Flat *f, int to)
 {
-	Regex *re = f->re;
+	RxProg *re = f->re;
 	if (re->narcs == RX_MAX_ARCS || re->nsaves + f->npath > RX_MAX_SAVES) {
 		f->full = true;
 		return;
 	}
-	re->arcs = grow(re->arcs, &f->arcs_cap, re->narcs + 1, sizeof(struct RxArc));
-	re->saves = grow(re->saves, &f->saves_cap, re->nsaves + f->npath, sizeof(int));
-	struct RxArc *arc = &re->arcs[re->narcs];
+	re->arcs = xgrow(re->arcs, &f->arcs_cap, re->narcs + 1, sizeof(RxArc));
+	re->saves = xgrow(re->saves, &f->saves_cap, re->nsaves + f->npath, sizeof(int));
+	RxArc *arc = &re->arcs[re->narcs];
 	arc->to = to;
 	arc->first = re->nsaves;
 	for (int i = 0; i < f->npath; i++) {
@@ -601,23 +588,25 @@ static void closure(Flat *f, int pc, int cond)
  * skipping when the final state is among them. */
 static void first_bytes(Regex *re)
 {
-	int s = re->nstates * re->nconds;
+	const RxProg *p = &re->prog;
+	int s = p->nstates * p->nconds;
 	re->skip = true;
-	for (int a = re->arc_index[s]; a < re->arc_index[s + 1]; a++) {
-		int to = re->arcs[a].to;
-		if (re->state_op[to] == OP_MATCH)
+	for (int a = p->arc_index[s]; a < p->arc_index[s + 1]; a++) {
+		int to = p->arcs[a].to;
+		if (p->op[to] == OP_MATCH)
 			re->skip = false;
-		else if (re->state_op[to] == OP_BYTE)
-			set_add(re->first, re->state_arg[to], re->state_arg[to]);
+		else if (p->op[to] == OP_BYTE)
+			set_add(re->first, p->arg[to], p->arg[to]);
 		else
 			for (int k = 0; k < 4; k++)
-				re->first[k] |= ((uint64_t *)re->sets.data[re->state_arg[to]])[k];
+				re->first[k] |= ((uint64_t *)p->sets.data[p->arg[to]])[k];
 	}
 }
 
 static Regex *flatten(Prog *g, int groups)
 {
-	Regex *re = xalloc(sizeof(*re));
+	Regex *rx = xalloc(sizeof(*rx));
+	RxProg *re = &rx->prog;
 	Flat f = {.g = g, .re = re};
 	f.state_of = xalloc(sizeof(int) * g->n);
 	f.visited = xalloc(sizeof(bool) * g->n);
@@ -632,14 +621,14 @@ static Regex *flatten(Prog *g, int groups)
 	re->ncaps = 2 * (groups + 1);
 	re->nconds = g->anchors ? 4 : 1;
 	re->sets = g->sets;
-	re->state_op = xalloc(sizeof(int) * re->nstates);
-	re->state_arg = xalloc(sizeof(int) * re->nstates);
+	re->op = xalloc(sizeof(int) * re->nstates);
+	re->arg = xalloc(sizeof(int) * re->nstates);
 	re->arc_index = xalloc(sizeof(int) * ((re->nstates + 1) * re->nconds + 1));
 	for (int s = 0; s <= re->nstates; s++) {
 		Insn *in = s < re->nstates ? &g->code[pc_of[s]] : NULL;
 		if (in) {
-			re->state_op[s] = in->op;
-			re->state_arg[s] = in->x;
+			re->op[s] = in->op;
+			re->arg[s] = in->x;
 		}
 		for (int cond = 0; cond < re->nconds; cond++) {
 			re->arc_index[s * re->nconds + cond] = re->narcs;
@@ -650,15 +639,15 @@ static Regex *flatten(Prog *g, int groups)
 		}
 	}
 	re->arc_index[(re->nstates + 1) * re->nconds] = re->narcs;
-	first_bytes(re);
-	return f.full ? NULL : re;
+	first_bytes(rx);
+	return f.full ? NULL : rx;
 }
 
 /* What HWTAP_RE_SCRATCH() in runtime/regex.h makes of a program, on a 64-bit kernel. */
-static int64_t scratch_bytes(const Regex *re)
+static int64_t scratch_bytes(const RxProg *p)
 {
-	return 8 * ((re->nstates + 63) / 64) +
-	       2 * (2 * (int64_t)re->nstates * (1 + re->ncaps) + re->ncaps);
+	return 8 * ((p->nstates + 63) / 64) +
+	       2 * (2 * (int64_t)p->nstates * (1 + p->ncaps) + p->ncaps);
 }
 
 /* The program of the regex literal lit, or NULL after reporting what is wrong. */
@@ -682,10 +671,11 @@ static Regex *compile(Node *lit, bool warn)
 		     "the states of its automaton", RX_MAX_ARCS);
 		return NULL;
 	}
-	if (scratch_bytes(re) > RX_MAX_SCRATCH) {
+	if (scratch_bytes(&re->prog) > RX_MAX_SCRATCH) {
 		fail(&p, 0, "regular expression is too large: matching it needs %lld bytes per "
 		     "CPU (%d states, %d capture positions), more than %d",
-		     (long long)scratch_bytes(re), re->nstates, re->ncaps, RX_MAX_SCRATCH);
+		     (long long)scratch_bytes(&re->prog), re->prog.nstates, re->prog.ncaps,
+		     RX_MAX_SCRATCH);
 		return NULL;
 	}
 	re->src = lit->str;
@@ -718,7 +708,30 @@ static bool reads_last_match(Session *s)
 	return false;
 }
 
-/* lhs =~ "re" and lhs !~ "re": a call of the matcher with the program of "re". */
+/* The most entries (states x byte classes) a regex's DFA may have: HWTAP_REGEX_DFA_MAX,
+ * at most regex_dfa.c's bound; 0 keeps every regex on the Pike VM. */
+static int dfa_max_cells(void)
+{
+	const char *v = getenv("HWTAP_REGEX_DFA_MAX");
+	return v && *v ? atoi(v) : 1 << 30;
+}
+
+/* The DFA re needs: a test, or a search when something reads the last match. Unless
+ * it is too large: then the Pike VM runs re, as -v says. */
+static void build_dfa(Gen *g, Regex *re)
+{
+	const char *why = NULL;
+	int max = dfa_max_cells();
+	if (!reads_last_match(g->s))
+		re->test = regex_dfa(&re->prog, DFA_TEST, max, &why);
+	else
+		re->search = regex_dfa(&re->prog, DFA_SEARCH, max, &why);
+	if (why && g->s->verbose)
+		note_at(re->lit->tok, "this regular expression runs on the Pike VM: its DFA "
+			"would have %s", why);
+}
+
+/* lhs =~ "re" and lhs !~ "re": a call of the matcher with the tables of "re". */
 void regex_match_expr(Gen *g, StrBuf *sb, Node *n)
 {
 	Node *lit = n->rhs;
@@ -734,12 +747,18 @@ void regex_match_expr(Gen *g, StrBuf *sb, Node *n)
 			return;
 		re->index = g->regexes.len;
 		vec_push(&g->regexes, re);
+		build_dfa(g, re);
 	}
 	StrBuf subject = {0};
 	tr_expr(g, &subject, n->lhs);
-	sb_printf(sb, "((int64_t)%s_hwtap_re_match(&hwtap_re%d, %s, %s, &c->re_scratch))",
-		  n->op[0] == '!' ? "!" : "", re->index, subject.buf,
-		  reads_last_match(g->s) ? "HWTAP_LAST_MATCH" : "NULL");
+	const char *neg = n->op[0] == '!' ? "!" : "";
+	if (re->test)
+		sb_printf(sb, "((int64_t)%s_hwtap_re_test(&hwtap_re%d_test, %s))", neg, re->index,
+			  subject.buf);
+	else
+		sb_printf(sb, "((int64_t)%s_hwtap_re_match(&hwtap_re%d, %s, %s, &c->re_scratch))",
+			  neg, re->index, subject.buf,
+			  reads_last_match(g->s) ? "HWTAP_LAST_MATCH" : "NULL");
 }
 
 static void int_table(StrBuf *out, const char *type, const char *name, const int *v, int n)
@@ -750,44 +769,30 @@ static void int_table(StrBuf *out, const char *type, const char *name, const int
 	sb_puts(out, n ? "\n};\n" : " 0 };\n");
 }
 
-static void program(StrBuf *out, const Regex *re)
+/* The Pike VM's tables of re, as struct hwtap_regex's members. */
+static void pike_tables(StrBuf *out, const Regex *re, const char *name)
 {
 	static const char *const ops[] = {
 		[OP_BYTE] = "HWTAP_RE_BYTE", [OP_SET] = "HWTAP_RE_SET", [OP_MATCH] = "HWTAP_RE_MATCH",
 	};
-	const char *at = xformat("%s:%d:%d", re->lit->tok->file->name, re->lit->tok->line,
-				 re->lit->tok->col);
-	char *name = xformat("hwtap_re%d", re->index);
-	/* the regex in a comment: no comment end inside, nothing that is not text */
-	StrBuf shown = {0};
-	for (size_t i = 0; i < re->len; i++) {
-		unsigned char ch = re->src[i];
-		if (ch == '/' && i > 0 && re->src[i - 1] == '*')
-			sb_puts(&shown, "\\/");
-		else if (ch < ' ' || ch >= 0x7f)
-			sb_printf(&shown, "\\x%02x", ch);
-		else
-			sb_putc(&shown, ch);
-	}
-	sb_printf(out, "/* \"%s\" (%s) */\n", shown.buf ? shown.buf : "", at);
+	const RxProg *p = &re->prog;
 	sb_printf(out, "static const struct hwtap_re_state %s_states[] = {\n", name);
-	for (int s = 0; s < re->nstates; s++)
-		sb_printf(out, "\t{ %s, %d, %d },\n", ops[re->state_op[s]],
-			  re->state_op[s] == OP_BYTE ? re->state_arg[s] : 0,
-			  re->state_op[s] == OP_SET ? re->state_arg[s] : 0);
+	for (int s = 0; s < p->nstates; s++)
+		sb_printf(out, "\t{ %s, %d, %d },\n", ops[p->op[s]],
+			  p->op[s] == OP_BYTE ? p->arg[s] : 0, p->op[s] == OP_SET ? p->arg[s] : 0);
 	sb_puts(out, "};\n");
-	int_table(out, "u16", xformat("%s_arc_index", name), re->arc_index,
-		  (re->nstates + 1) * re->nconds + 1);
+	int_table(out, "u16", xformat("%s_arc_index", name), p->arc_index,
+		  (p->nstates + 1) * p->nconds + 1);
 	sb_printf(out, "static const struct hwtap_re_arc %s_arcs[] = {", name);
-	for (int a = 0; a < re->narcs; a++)
-		sb_printf(out, "%s{ %d, %d, %d },", a % 6 ? " " : "\n\t", re->arcs[a].to,
-			  re->arcs[a].first, re->arcs[a].n);
-	sb_puts(out, re->narcs ? "\n};\n" : " { 0, 0, 0 } };\n");
-	int_table(out, "u16", xformat("%s_saves", name), re->saves, re->nsaves);
-	if (re->sets.len) {
+	for (int a = 0; a < p->narcs; a++)
+		sb_printf(out, "%s{ %d, %d, %d },", a % 6 ? " " : "\n\t", p->arcs[a].to,
+			  p->arcs[a].first, p->arcs[a].n);
+	sb_puts(out, p->narcs ? "\n};\n" : " { 0, 0, 0 } };\n");
+	int_table(out, "u16", xformat("%s_saves", name), p->saves, p->nsaves);
+	if (p->sets.len) {
 		sb_printf(out, "static const u64 %s_sets[][4] = {\n", name);
-		for (int i = 0; i < re->sets.len; i++) {
-			uint64_t *w = re->sets.data[i];
+		for (int i = 0; i < p->sets.len; i++) {
+			uint64_t *w = p->sets.data[i];
 			sb_printf(out, "\t{ %#llxULL, %#llxULL, %#llxULL, %#llxULL },\n",
 				  (unsigned long long)w[0], (unsigned long long)w[1],
 				  (unsigned long long)w[2], (unsigned long long)w[3]);
@@ -803,40 +808,82 @@ static void program(StrBuf *out, const Regex *re)
 	sb_printf(out, "\t.states = %s_states, .arc_index = %s_arc_index, .arcs = %s_arcs,\n",
 		  name, name, name);
 	sb_printf(out, "\t.saves = %s_saves, .sets = %s, .first = %s,\n", name,
-		  re->sets.len ? xformat("%s_sets", name) : "NULL",
+		  p->sets.len ? xformat("%s_sets", name) : "NULL",
 		  re->skip ? xformat("%s_first", name) : "NULL");
-	sb_printf(out, "\t.nstates = %d, .ncaps = %d, .nconds = %d,\n};\n\n", re->nstates,
-		  re->ncaps, re->nconds);
+	sb_printf(out, "\t.nstates = %d, .ncaps = %d, .nconds = %d,\n};\n\n", p->nstates,
+		  p->ncaps, p->nconds);
 }
 
-/* runtime/regex.h, sized for the script's regexes, and their programs; before the
+/* The DFA of re: a test alone, or a search in a struct hwtap_regex. */
+static void dfa_tables(StrBuf *out, const Regex *re, const char *name)
+{
+	if (re->test) {
+		regex_dfa_emit(out, re->test, xformat("%s_test", name));
+		sb_puts(out, "\n");
+		return;
+	}
+	regex_dfa_emit(out, re->search, xformat("%s_search", name));
+	sb_printf(out, "static const struct hwtap_regex %s = {\n", name);
+	sb_printf(out, "\t.search = &%s_search, .ncaps = %d,\n};\n\n", name, re->prog.ncaps);
+}
+
+static void tables(StrBuf *out, const Regex *re)
+{
+	const char *at = xformat("%s:%d:%d", re->lit->tok->file->name, re->lit->tok->line,
+				 re->lit->tok->col);
+	/* the regex in a comment: no comment end inside, nothing that is not text */
+	StrBuf shown = {0};
+	for (size_t i = 0; i < re->len; i++) {
+		unsigned char ch = re->src[i];
+		if (ch == '/' && i > 0 && re->src[i - 1] == '*')
+			sb_puts(&shown, "\\/");
+		else if (ch < ' ' || ch >= 0x7f)
+			sb_printf(&shown, "\\x%02x", ch);
+		else
+			sb_putc(&shown, ch);
+	}
+	sb_printf(out, "/* \"%s\" (%s)%s */\n", shown.buf ? shown.buf : "", at,
+		  re->test || re->search ? "" : ": the Pike VM");
+	char *name = xformat("hwtap_re%d", re->index);
+	if (re->test || re->search)
+		dfa_tables(out, re, name);
+	else
+		pike_tables(out, re, name);
+}
+
+/* runtime/regex.h, sized for the script's regexes, and their tables; before the
  * context, which holds the last match and the matcher's scratch. */
 void regex_programs(Gen *g, StrBuf *out)
 {
 	int caps = 2;
 	for (int i = 0; i < g->regexes.len; i++) {
 		Regex *re = g->regexes.data[i];
-		caps = re->ncaps > caps ? re->ncaps : caps;
+		caps = re->prog.ncaps > caps ? re->prog.ncaps : caps;
 	}
 	sb_printf(out, "#define HWTAP_RE_CAPS %d\n#include \"runtime/regex.h\"\n\n", caps);
 	for (int i = 0; i < g->regexes.len; i++)
-		program(out, g->regexes.data[i]);
+		tables(out, g->regexes.data[i]);
 }
 
 /* The members of struct hwtap_context that regexes use: the last match, if something
- * reads it (matched() may be called in a script without =~), and the largest program's
- * scratch. */
+ * reads it (matched() may be called in a script without =~), and the scratch of the
+ * regex that needs the most. */
 void regex_context_members(Gen *g, StrBuf *out)
 {
 	if (reads_last_match(g->s))
 		sb_puts(out, "\tstruct hwtap_re_last last_match;\n");
-	if (!g->regexes.len)
-		return;
-	sb_puts(out, "\tunion {\n\t\tunsigned long __align;\n");
+	StrBuf members = {0};
 	for (int i = 0; i < g->regexes.len; i++) {
 		Regex *re = g->regexes.data[i];
-		sb_printf(out, "\t\tunsigned char r%d[HWTAP_RE_SCRATCH(%d, %d)];\n", i,
-			  re->nstates, re->ncaps);
+		if (re->search) {
+			sb_printf(&members, "\t\tu16 r%d[%d];\n", i,
+				  regex_dfa_registers(re->search));
+		} else if (!re->test) {
+			sb_printf(&members, "\t\tunsigned char r%d[HWTAP_RE_SCRATCH(%d, %d)];\n", i,
+				  re->prog.nstates, re->prog.ncaps);
+		}
 	}
-	sb_puts(out, "\t} re_scratch;\n");
+	if (members.len)
+		sb_printf(out, "\tunion {\n\t\tunsigned long __align;\n%s\t} re_scratch;\n",
+			  members.buf);
 }

@@ -74,6 +74,39 @@ void regex_match_expr(Gen *g, StrBuf *sb, Node *n);
 void regex_programs(Gen *g, StrBuf *out);         /* before struct hwtap_context */
 void regex_context_members(Gen *g, StrBuf *out);  /* inside it */
 
+/* A regex's program as regex.c flattens it (the Pike VM's tables): the states that
+ * consume a byte and the final state, and from each of them and from the start (state
+ * nstates) the arcs to the states reached without consuming, in priority order, with the
+ * capture slots saved on the way; one list of arcs per condition (bit 0: at the subject's
+ * start, bit 1: at its end), nconds 4 with anchors, else 1. */
+typedef enum { RX_OP_BYTE, RX_OP_SET, RX_OP_MATCH } RxOp;
+typedef struct {
+	int to, first, n;       /* the state reached, its saves[first .. first + n) */
+} RxArc;
+typedef struct {
+	int nstates, ncaps, nconds;
+	int *op, *arg;          /* per state: its RxOp, and the byte or the index in sets */
+	VEC(uint64_t *) sets;   /* 256-bit byte sets */
+	int *arc_index;         /* the arcs of state s under cond k: arcs[arc_index[i] ..
+				 * arc_index[i + 1]) with i = s * nconds + k */
+	RxArc *arcs;
+	int narcs;
+	int *saves;
+	int nsaves;
+} RxProg;
+
+/* ---- regex_dfa.c: a regex's program as a DFA ------------------------------------------- */
+
+typedef enum {
+	DFA_TEST,               /* is there a match */
+	DFA_SEARCH,             /* where the leftmost-longest match is, and its groups */
+} DfaKind;
+typedef struct Dfa Dfa;
+/* NULL when it would exceed max_cells entries or another bound; *why says which */
+Dfa *regex_dfa(const RxProg *p, DfaKind kind, int max_cells, const char **why);
+int regex_dfa_registers(const Dfa *a);           /* u16 registers its walk uses */
+void regex_dfa_emit(StrBuf *out, const Dfa *a, const char *name);   /* hwtap_re_dfa NAME */
+
 /* ---- translate_locks.c ------------------------------------------------------------------ */
 
 void lock_plan(Session *s);                      /* the functions' summaries, first */

@@ -147,6 +147,20 @@ void vec_push(Vec *v, void *item)
 	v->data[v->len++] = item;
 }
 
+void *xgrow(void *p, int *cap, int need, size_t size)
+{
+	if (need <= *cap)
+		return p;
+	int n = *cap ? *cap : 16;
+	while (n < need)
+		n *= 2;
+	void *q = xalloc(size * n);
+	if (*cap)
+		memcpy(q, p, size * *cap);
+	*cap = n;
+	return q;
+}
+
 char *read_whole_file(const char *path, size_t *len)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;

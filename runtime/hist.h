@@ -182,12 +182,12 @@ static void _hwtap_hist_chart(struct hwtap_hist_out *o, const struct hwtap_stats
 	_hwtap_hist_printf(o, "\n");
 }
 
-/* print(@hist_log(s)) and sprint(...): str NULL prints; an empty statistic is an error. */
+/* print(@hist_log(s)) and sprint(...) of a merged statistic sd (NULL for an array element
+ * that exists on no CPU): str NULL prints; an empty statistic is an error. */
 static const char *_hwtap_hist_print(struct hwtap_context_base *b, char *str,
-				     const struct hwtap_stats *st, long slot)
+				     const struct hwtap_stats *st, const struct hwtap_stat *sd)
 {
 	struct hwtap_hist_out o = {.b = b, .str = str};
-	const struct hwtap_stat *sd = _hwtap_stat_get(st, slot, true);
 
 	if (str)
 		str[0] = '\0';
@@ -201,10 +201,8 @@ static const char *_hwtap_hist_print(struct hwtap_context_base *b, char *str,
 
 /* @hist_log(s)[i] */
 static int64_t _hwtap_hist_bucket(struct hwtap_context_base *b, const struct hwtap_stats *st,
-				  long slot, int64_t i)
+				  const struct hwtap_stat *sd, int64_t i)
 {
-	const struct hwtap_stat *sd = _hwtap_stat_get(st, slot, true);
-
 	if (!sd || sd->count == 0) {
 		_hwtap_error(b, "empty aggregate");
 		return 0;
@@ -226,17 +224,14 @@ struct hwtap_hist_foreach {
  * error recorded, when this foreach is already iterating. */
 static bool _hwtap_hist_foreach_start(struct hwtap_context_base *b,
 				      struct hwtap_hist_foreach *fe,
-				      const struct hwtap_stats *st, long slot)
+				      const struct hwtap_stats *st, const struct hwtap_stat *sd)
 {
-	const struct hwtap_stat *sd;
-
 	if (unlikely(fe->owner != HWTAP_FOREACH_FREE)) {
 		_hwtap_errorf(b, "foreach over the histogram of '%s' entered again while it "
 			      "runs", st->name);
 		return false;
 	}
 	fe->owner = b->nesting;
-	sd = _hwtap_stat_get(st, slot, true);
 	if (sd)
 		memcpy(fe->hist, sd->hist, st->buckets * sizeof(int64_t));
 	else

@@ -882,7 +882,7 @@ static void probe_handler(Gen *g, Probe *p, int index, StrBuf *frames)
 		if (!modes[i])
 			continue;
 		Global *gl = g->s->globals.data[i];
-		const char *how = modes[i] == LOCK_WRITE ? "write" : "read";
+		const char *how = lock_how(gl, modes[i]);
 		tr_line(g, "if (unlikely(!_hwtap_%s_trylock(&glock_%s)))", how, gl->name);
 		tr_line(g, "\tgoto skip_%d;", taken.len);
 		vec_push(&taken, xformat("_hwtap_%s_unlock(&glock_%s);", how, gl->name));
@@ -1267,9 +1267,14 @@ static void globals(Gen *g, Session *s)
 			     init.buf ? init.buf : "");
 	}
 	tr_line(g, "%s", "");
-	for (int i = 0; i < s->globals.len; i++)
-		tr_line(g, "static hwtap_lock_t glock_%s __maybe_unused = HWTAP_LOCK_INIT;",
-			((Global *)s->globals.data[i])->name);
+	for (int i = 0; i < s->globals.len; i++) {
+		Global *gl = s->globals.data[i];
+		if (gl->sym->type == TY_STATS)
+			stat_lock_declare(g, gl);
+		else
+			tr_line(g, "static hwtap_lock_t glock_%s __maybe_unused = HWTAP_LOCK_INIT;",
+				gl->name);
+	}
 	tr_line(g, "%s", "");
 }
 
@@ -1407,7 +1412,7 @@ static void prologue(Gen *g, Session *s, const char *name)
 		tr_line(g, "#include <%s>", kernel_headers[i]);
 	tr_line(g, "#include \"runtime/session.h\"");
 	tr_line(g, "#include \"runtime/lang.h\"");
-	tr_line(g, "#include \"runtime/map.h\"");
+	tr_line(g, "#include \"runtime/pmap.h\"");
 	tr_line(g, "#include \"runtime/hist.h\"");
 	int nperf = perf_count(s);
 	if (nperf) {

@@ -48,7 +48,8 @@ void arr_declare(Gen *g, Global *gl);
 /* Computes keys into `union hwtap_key __k[N]' in pre; strings are copied when copy_all
  * or a later key has side effects. Sets *any to the '*' keys' bits. */
 void arr_keys(Gen *g, StrBuf *pre, Vec *args, Symbol *sym, bool copy_all, unsigned *any);
-char *arr_map(Symbol *sym);                /* &g_NAME */
+char *arr_keys_desc(Symbol *sym);          /* a struct hwtap_keys initializer */
+char *arr_map(Symbol *sym);                /* &g_NAME; a statistics array's merge */
 void arr_read(Gen *g, StrBuf *sb, Node *n);
 void arr_assign(Gen *g, StrBuf *sb, Node *n);
 void arr_incdec(Gen *g, StrBuf *sb, Node *n);
@@ -59,7 +60,8 @@ void arr_foreach(Gen *g, Node *n);
 /* ---- translate_stats.c ------------------------------------------------------------------ */
 
 void stat_declare(Gen *g, Global *gl);
-char *stat_struct(Symbol *sym, const char *slots);   /* a struct hwtap_stats initializer */
+void stat_lock_declare(Gen *g, Global *gl);
+char *stat_struct(Symbol *sym, bool per_cpu);   /* a struct hwtap_stats initializer */
 void stat_add(Gen *g, StrBuf *sb, Node *n);
 void stat_op(Gen *g, StrBuf *sb, Node *n);
 void stat_delete(Gen *g, Node *n);
@@ -77,5 +79,6 @@ void regex_context_members(Gen *g, StrBuf *out);  /* inside it */
 
 void lock_plan(Session *s);                      /* the functions' summaries, first */
 LockMode *probe_locks(Session *s, Probe *p);     /* per global, in s->globals order */
+const char *lock_how(Global *gl, LockMode m);    /* "read", "write", "cpu", "all" */
 
 #endif

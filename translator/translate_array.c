@@ -14,9 +14,16 @@
 
 enum { MAX_KEYS = 9 };   /* runtime/map.h's HWTAP_MAX_KEYS */
 
+/* The map: a statistics array's merge (runtime/pmap.h), which foreach walks. */
 char *arr_map(Symbol *sym)
 {
-	return xformat("&g_%s", sym->name);
+	return xformat(sym->type == TY_STATS ? "&g_%s.agg" : "&g_%s", sym->name);
+}
+
+/* The runtime's functions for the whole array: _hwtap_pmap_* for statistics. */
+static const char *arr_fn(Symbol *sym)
+{
+	return sym->type == TY_STATS ? "pmap" : "map";
 }
 
 static const char *value_kind(Symbol *sym)
@@ -24,6 +31,16 @@ static const char *value_kind(Symbol *sym)
 	if (sym->type == TY_STRING)
 		return "HWTAP_STRING";
 	return sym->type == TY_STATS ? "HWTAP_STATS" : "HWTAP_LONG";
+}
+
+/* Its struct hwtap_keys: how many keys, which are strings. */
+char *arr_keys_desc(Symbol *sym)
+{
+	unsigned strings = 0;
+	for (int i = 0; i < sym->arity; i++)
+		if (sym->key_types[i] == TY_STRING)
+			strings |= 1u << i;
+	return xformat("{ .n = %d, .strings = 0x%x }", sym->arity, strings);
 }
 
 void arr_declare(Gen *g, Global *gl)
@@ -34,22 +51,23 @@ void arr_declare(Gen *g, Global *gl)
 			 MAX_KEYS);
 		return;
 	}
-	unsigned strings = 0;
-	for (int i = 0; i < sym->arity; i++)
-		if (sym->key_types[i] == TY_STRING)
-			strings |= 1u << i;
 	const char *max = gl->max_entries ? xformat("%lld", (long long)gl->max_entries) :
 			  "MAXMAPENTRIES";
-	const char *stats = "NULL";
+	char *map = xformat("{ .name = \"%s\", .max_entries = %s, .wrap = %s, .keys = %s, "
+			    ".value = %s, .stats = %s }", gl->name, max,
+			    gl->wrap ? "true" : "false", arr_keys_desc(sym), value_kind(sym),
+			    sym->type == TY_STATS ? xformat("&gs_%s", gl->name) : "NULL");
 	if (sym->type == TY_STATS) {
-		tr_line(g, "static struct hwtap_stats gs_%s = %s;", gl->name, stat_struct(sym, max));
-		stats = xformat("&gs_%s", gl->name);
+		tr_line(g, "static struct hwtap_stats gs_%s = %s;", gl->name,
+			stat_struct(sym, false));
+		tr_line(g, "static struct hwtap_pmap g_%s = { .agg = %s };", gl->name, map);
+		sb_printf(&g->alloc, "\tif (_hwtap_pmap_alloc(&g_%s))\n\t\tgoto fail;\n",
+			  gl->name);
+		sb_printf(&g->release, "\t_hwtap_pmap_free(&g_%s);\n", gl->name);
+		return;
 	}
-	tr_line(g, "static struct hwtap_map g_%s = { .name = \"%s\", .max_entries = %s, "
-		".wrap = %s, .nkeys = %d, .string_keys = 0x%x, .value = %s, .stats = %s };",
-		gl->name, gl->name, max, gl->wrap ? "true" : "false", sym->arity, strings,
-		value_kind(sym), stats);
-	sb_printf(&g->alloc, "\tif (_hwtap_map_alloc(&g_%s))\n\t\tgoto fail;\n", gl->name);
+	tr_line(g, "static struct hwtap_map g_%s = %s;", gl->name, map);
+	sb_printf(&g->alloc, "\tif (_hwtap_map_alloc(&g_%s, -1))\n\t\tgoto fail;\n", gl->name);
 	sb_printf(&g->release, "\t_hwtap_map_free(&g_%s);\n", gl->name);
 }
 
@@ -165,31 +183,33 @@ void arr_in(Gen *g, StrBuf *sb, Node *n)
 	}
 	StrBuf pre = {0};
 	unsigned any;
-	arr_keys(g, &pre, &n->args, n->rhs->sym, false, &any);
-	char *m = arr_map(n->rhs->sym);
+	Symbol *sym = n->rhs->sym;
+	arr_keys(g, &pre, &n->args, sym, false, &any);
 	if (any)
-		sb_printf(sb, "({ %s(int64_t)_hwtap_map_exists_slice(%s, __k, 0x%x); })", pre.buf,
-			  m, any);
+		sb_printf(sb, "({ %s(int64_t)_hwtap_%s_exists_slice(&g_%s, __k, 0x%x); })", pre.buf,
+			  arr_fn(sym), sym->name, any);
 	else
-		sb_printf(sb, "({ %s(int64_t)_hwtap_map_exists(%s, __k); })", pre.buf, m);
+		sb_printf(sb, "({ %s(int64_t)_hwtap_%s_exists(&g_%s, __k); })", pre.buf,
+			  arr_fn(sym), sym->name);
 }
 
 /* delete a; delete a[k]; delete a[*, k] */
 void arr_delete(Gen *g, Node *n)
 {
 	Node *x = n->lhs;
-	char *m = arr_map(x->sym);
+	const char *fn = arr_fn(x->sym), *name = x->sym->name;
 	if (x->kind == N_VAR) {
-		tr_line(g, "_hwtap_map_clear(%s);", m);
+		tr_line(g, "_hwtap_%s_clear(&g_%s);", fn, name);
 		return;
 	}
 	StrBuf pre = {0};
 	unsigned any;
 	arr_keys(g, &pre, &x->args, x->sym, false, &any);
 	if (any)
-		tr_line(g, "{ %s_hwtap_map_delete_slice(%s, __k, 0x%x); }", pre.buf, m, any);
+		tr_line(g, "{ %s_hwtap_%s_delete_slice(&g_%s, __k, 0x%x); }", pre.buf, fn, name,
+			any);
 	else
-		tr_line(g, "{ %s_hwtap_map_delete(%s, __k); }", pre.buf, m);
+		tr_line(g, "{ %s_hwtap_%s_delete(&g_%s, __k); }", pre.buf, fn, name);
 }
 
 /* ---- foreach ------------------------------------------------------------------------- */
@@ -210,8 +230,8 @@ static const char *sort_agg(Node *n)
 static char *foreach_site(Gen *g, Node *n)
 {
 	char *site = xformat("foreach_%d", g->nsites++);
-	sb_printf(g->sites, "static struct hwtap_foreach %s = { .map = &g_%s, .sort_key = %d, "
-		  ".sort_dir = %d, .sort_agg = %s };\n", site, n->array->sym->name, n->sort_key,
+	sb_printf(g->sites, "static struct hwtap_foreach %s = { .map = %s, .sort_key = %d, "
+		  ".sort_dir = %d, .sort_agg = %s };\n", site, arr_map(n->array->sym), n->sort_key,
 		  n->sort_dir, sort_agg(n));
 	sb_printf(&g->alloc, "\tif (_hwtap_foreach_alloc(&%s))\n\t\tgoto fail;\n", site);
 	sb_printf(&g->release, "\t_hwtap_foreach_free(&%s);\n", site);
@@ -334,6 +354,11 @@ static void foreach_walk(Gen *g, Node *n)
 
 void arr_foreach(Gen *g, Node *n)
 {
+	Symbol *sym = n->array->sym;
+	if (sym->type == TY_STATS) {    /* the loop walks the CPUs' merge */
+		tr_line(g, "if (unlikely(!_hwtap_pmap_merge(&c->base, &g_%s)))", sym->name);
+		tr_line(g, "\tgoto fail;");
+	}
 	if (n->sort_key)
 		foreach_sorted(g, n);
 	else

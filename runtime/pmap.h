@@ -26,8 +26,13 @@
 
 struct hwtap_pmap {
 	struct hwtap_map agg;		/* set by the generated code as its CPUs' maps are */
-	struct hwtap_map **cpu;		/* per possible CPU: its map */
+	struct hwtap_map * __percpu *cpu;	/* each possible CPU's map */
 };
+
+static inline struct hwtap_map *_hwtap_pmap_cpu(const struct hwtap_pmap *pm, int cpu)
+{
+	return *per_cpu_ptr(pm->cpu, cpu);
+}
 
 static void _hwtap_pmap_free(struct hwtap_pmap *pm)
 {
@@ -35,12 +40,14 @@ static void _hwtap_pmap_free(struct hwtap_pmap *pm)
 
 	if (pm->cpu) {
 		for_each_possible_cpu(cpu) {
-			if (pm->cpu[cpu])
-				_hwtap_map_free(pm->cpu[cpu]);
-			kfree(pm->cpu[cpu]);
+			struct hwtap_map *m = _hwtap_pmap_cpu(pm, cpu);
+
+			if (m)
+				_hwtap_map_free(m);
+			kfree(m);
 		}
 	}
-	kfree(pm->cpu);
+	free_percpu(pm->cpu);
 	pm->cpu = NULL;
 	_hwtap_map_free(&pm->agg);
 	_hwtap_stats_free(pm->agg.stats);
@@ -51,7 +58,7 @@ static int _hwtap_pmap_alloc(struct hwtap_pmap *pm)
 {
 	int cpu;
 
-	pm->cpu = kcalloc(nr_cpu_ids, sizeof(*pm->cpu), GFP_KERNEL);
+	pm->cpu = alloc_percpu(struct hwtap_map *);
 	if (!pm->cpu || _hwtap_stats_alloc(pm->agg.stats) ||
 	    _hwtap_map_alloc(&pm->agg, -1))
 		goto fail;
@@ -63,7 +70,7 @@ static int _hwtap_pmap_alloc(struct hwtap_pmap *pm)
 		*m = pm->agg;
 		m->table = NULL;
 		m->nodes = NULL;
-		pm->cpu[cpu] = m;
+		*per_cpu_ptr(pm->cpu, cpu) = m;
 		if (_hwtap_map_alloc(m, cpu))
 			goto fail;
 	}
@@ -73,14 +80,16 @@ fail:
 	return -ENOMEM;
 }
 
-/* sa[k] <<< v, on a CPU the handler cannot leave, holding its part of the lock; ks is
- * the array's keys (pm->agg.keys) as constants: false, with the error recorded, when k is
- * new and this CPU's map is full. */
+/* sa[k] <<< v, on a CPU the handler cannot leave, holding its part of the lock; ks and
+ * sh are the array's keys and its statistics' shape (pm->agg.keys, pm->agg.stats->shape)
+ * as constants: false, with the error recorded, when k is new and this CPU's map is
+ * full. */
 static __always_inline bool _hwtap_pmap_add(struct hwtap_context_base *b,
 					    const struct hwtap_pmap *pm, struct hwtap_keys ks,
-					    const union hwtap_key *k, int64_t v)
+					    struct hwtap_stat_shape sh, const union hwtap_key *k,
+					    int64_t v)
 {
-	struct hwtap_map *m = pm->cpu[raw_smp_processor_id()];
+	struct hwtap_map *m = this_cpu_read(*pm->cpu);
 	u32 h = _hwtap_keys_hash(ks, k) & m->table_mask;
 	struct hwtap_map_node *n = _hwtap_map_find_keys(m, ks, h, k);
 
@@ -89,7 +98,7 @@ static __always_inline bool _hwtap_pmap_add(struct hwtap_context_base *b,
 		if (unlikely(!n))
 			return false;
 	}
-	_hwtap_stat_add(m->stats, _hwtap_node_stat(m, n), v);
+	_hwtap_stat_add(sh, _hwtap_node_stat(m, n), v);
 	return true;
 }
 
@@ -103,7 +112,7 @@ static const struct hwtap_stat *_hwtap_pmap_stat(const struct hwtap_pmap *pm,
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct hwtap_map *m = pm->cpu[cpu];
+		struct hwtap_map *m = _hwtap_pmap_cpu(pm, cpu);
 		struct hwtap_map_node *n = _hwtap_map_find_hashed(m, h, k);
 
 		if (!n)
@@ -122,7 +131,7 @@ static bool _hwtap_pmap_exists(const struct hwtap_pmap *pm, const union hwtap_ke
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		if (_hwtap_map_find_hashed(pm->cpu[cpu], h, k))
+		if (_hwtap_map_find_hashed(_hwtap_pmap_cpu(pm, cpu), h, k))
 			return true;
 	return false;
 }
@@ -134,7 +143,7 @@ static bool _hwtap_pmap_exists_slice(const struct hwtap_pmap *pm, const union hw
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		if (_hwtap_map_exists_slice(pm->cpu[cpu], k, any))
+		if (_hwtap_map_exists_slice(_hwtap_pmap_cpu(pm, cpu), k, any))
 			return true;
 	return false;
 }
@@ -145,7 +154,7 @@ static void _hwtap_pmap_delete(struct hwtap_pmap *pm, const union hwtap_key *k)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		_hwtap_map_delete(pm->cpu[cpu], k);
+		_hwtap_map_delete(_hwtap_pmap_cpu(pm, cpu), k);
 }
 
 /* delete sa[k, *] */
@@ -155,7 +164,7 @@ static void _hwtap_pmap_delete_slice(struct hwtap_pmap *pm, const union hwtap_ke
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		_hwtap_map_delete_slice(pm->cpu[cpu], k, any);
+		_hwtap_map_delete_slice(_hwtap_pmap_cpu(pm, cpu), k, any);
 }
 
 /* delete sa */
@@ -164,7 +173,7 @@ static void _hwtap_pmap_clear(struct hwtap_pmap *pm)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		_hwtap_map_clear(pm->cpu[cpu]);
+		_hwtap_map_clear(_hwtap_pmap_cpu(pm, cpu));
 }
 
 /* One CPU's record of node n into agg. False, with the error recorded, when agg is full. */
@@ -208,8 +217,8 @@ static bool _hwtap_pmap_merge(struct hwtap_context_base *b, struct hwtap_pmap *p
 		return true;
 	_hwtap_map_clear(&pm->agg);
 	for_each_possible_cpu(cpu)
-		list_for_each_entry(n, &pm->cpu[cpu]->live, list)
-			if (!_hwtap_pmap_merge_node(b, pm, pm->cpu[cpu], n))
+		list_for_each_entry(n, &_hwtap_pmap_cpu(pm, cpu)->live, list)
+			if (!_hwtap_pmap_merge_node(b, pm, _hwtap_pmap_cpu(pm, cpu), n))
 				return false;
 	return true;
 }

@@ -25,6 +25,7 @@
 #include <linux/mm.h>
 #include <linux/numa.h>
 #include <linux/overflow.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -47,18 +48,25 @@ struct hwtap_stat {
 	int64_t hist[];
 };
 
-struct hwtap_stats {
-	/* set by the generated code */
-	const char *name;
+/* What a statistic keeps besides count, sum, min and max. The script fixes it, so the
+ * generated code passes it to the add path by value, as a constant, and each add compiles
+ * to what its statistic needs alone. */
+struct hwtap_stat_shape {
 	u8 hist_type;			/* enum hwtap_hist_type */
 	int64_t start, stop, interval;	/* @hist_linear(s, start, stop, interval) */
 	int shift;			/* @variance(s, shift) */
 	bool variance;			/* the script reads @variance: track it */
+};
+
+struct hwtap_stats {
+	/* set by the generated code */
+	const char *name;
+	struct hwtap_stat_shape shape;
 	bool per_cpu;			/* a scalar: its records are here */
 	/* set by _hwtap_stats_alloc() */
 	int buckets;
 	size_t size;			/* of a record with its buckets */
-	struct hwtap_stat **cpu;	/* a scalar's record per possible CPU */
+	struct hwtap_stat * __percpu *cpu;	/* a scalar's record on each possible CPU */
 	struct hwtap_stat *agg;		/* what a read merged */
 };
 
@@ -68,19 +76,19 @@ static int _hwtap_cpu_node(int cpu)
 	return cpu_online(cpu) ? cpu_to_node(cpu) : NUMA_NO_NODE;
 }
 
-static int _hwtap_stats_buckets(const struct hwtap_stats *st)
+static __always_inline int _hwtap_shape_buckets(struct hwtap_stat_shape sh)
 {
-	if (st->hist_type == HWTAP_HIST_LOG)
+	if (sh.hist_type == HWTAP_HIST_LOG)
 		return HWTAP_HIST_LOG_BUCKETS;
-	if (st->hist_type == HWTAP_HIST_LINEAR)	/* with underflow and overflow */
-		return div64_s64(st->stop - st->start, st->interval) + 3;
+	if (sh.hist_type == HWTAP_HIST_LINEAR)	/* with underflow and overflow */
+		return div64_s64(sh.stop - sh.start, sh.interval) + 3;
 	return 0;
 }
 
 /* The size of a record: an array's map nodes hold one each. */
 static size_t _hwtap_stats_size(struct hwtap_stats *st)
 {
-	st->buckets = _hwtap_stats_buckets(st);
+	st->buckets = _hwtap_shape_buckets(st->shape);
 	st->size = sizeof(struct hwtap_stat) + st->buckets * sizeof(int64_t);
 	return st->size;
 }
@@ -91,8 +99,8 @@ static void _hwtap_stats_free(struct hwtap_stats *st)
 
 	if (st->cpu)
 		for_each_possible_cpu(cpu)
-			kvfree(st->cpu[cpu]);
-	kfree(st->cpu);
+			kvfree(*per_cpu_ptr(st->cpu, cpu));
+	free_percpu(st->cpu);
 	kvfree(st->agg);
 	st->cpu = NULL;
 	st->agg = NULL;
@@ -109,13 +117,15 @@ static int _hwtap_stats_alloc(struct hwtap_stats *st)
 		goto fail;
 	if (!st->per_cpu)
 		return 0;
-	st->cpu = kcalloc(nr_cpu_ids, sizeof(*st->cpu), GFP_KERNEL);
+	st->cpu = alloc_percpu(struct hwtap_stat *);
 	if (!st->cpu)
 		goto fail;
 	for_each_possible_cpu(cpu) {
-		st->cpu[cpu] = kvzalloc_node(st->size, GFP_KERNEL, _hwtap_cpu_node(cpu));
-		if (!st->cpu[cpu])
+		struct hwtap_stat *sd = kvzalloc_node(st->size, GFP_KERNEL, _hwtap_cpu_node(cpu));
+
+		if (!sd)
 			goto fail;
+		*per_cpu_ptr(st->cpu, cpu) = sd;
 	}
 	return 0;
 fail:
@@ -123,10 +133,15 @@ fail:
 	return -ENOMEM;
 }
 
+static inline struct hwtap_stat *_hwtap_stat_cpu(const struct hwtap_stats *st, int cpu)
+{
+	return *per_cpu_ptr(st->cpu, cpu);
+}
+
 /* A scalar's record on this CPU, which the caller cannot leave. */
 static __always_inline struct hwtap_stat *_hwtap_stat_this_cpu(const struct hwtap_stats *st)
 {
-	return st->cpu[raw_smp_processor_id()];
+	return this_cpu_read(*st->cpu);
 }
 
 /* SystemTap's _stp_div64: x / 0 is 0, x / -1 cannot trap. */
@@ -154,46 +169,46 @@ static inline int _hwtap_log_bucket(int64_t v)
 	return HWTAP_HIST_LOG_BUCKETS - (HWTAP_HIST_LOG_BUCKET0 + fls64(0 - (u64)v));
 }
 
-static inline int _hwtap_linear_bucket(const struct hwtap_stats *st, int64_t v)
+static __always_inline int _hwtap_linear_bucket(struct hwtap_stat_shape sh, int64_t v)
 {
+	int last = _hwtap_shape_buckets(sh) - 1;
 	u64 b;
 
-	v -= st->start;
+	v -= sh.start;
 	if (v < 0)
 		return 0;				/* underflow */
-	b = div64_u64((u64)v, st->interval) + 1;
-	return b >= st->buckets - 1 ? st->buckets - 1 : b;	/* overflow */
+	b = div64_u64((u64)v, sh.interval) + 1;
+	return b >= last ? last : b;		/* overflow */
 }
 
-static inline void _hwtap_stat_hist_add(const struct hwtap_stats *st, struct hwtap_stat *sd,
-					int64_t v)
+static __always_inline void _hwtap_stat_hist_add(struct hwtap_stat_shape sh,
+						 struct hwtap_stat *sd, int64_t v)
 {
-	if (st->hist_type == HWTAP_HIST_LOG)
+	if (sh.hist_type == HWTAP_HIST_LOG)
 		sd->hist[_hwtap_log_bucket(v)]++;
-	else if (st->hist_type == HWTAP_HIST_LINEAR)
-		sd->hist[_hwtap_linear_bucket(st, v)]++;
+	else if (sh.hist_type == HWTAP_HIST_LINEAR)
+		sd->hist[_hwtap_linear_bucket(sh, v)]++;
 }
 
 /* Welford's update, as SystemTap's __stp_stat_add, delta cut to int as there. */
-static inline void _hwtap_stat_variance_add(const struct hwtap_stats *st,
-					    struct hwtap_stat *sd, int64_t v)
+static inline void _hwtap_stat_variance_add(int shift, struct hwtap_stat *sd, int64_t v)
 {
-	int delta = _hwtap_shl(v, st->shift) - sd->avg_s;
+	int delta = _hwtap_shl(v, shift) - sd->avg_s;
 
 	sd->avg_s += _hwtap_div64(delta, sd->count);
-	sd->m2 += delta * (_hwtap_shl(v, st->shift) - sd->avg_s);
+	sd->m2 += delta * (_hwtap_shl(v, shift) - sd->avg_s);
 	sd->variance_s = _hwtap_div64(sd->m2, sd->count - 1);
 }
 
-/* s <<< v into this CPU's record sd; the caller holds this CPU's part of the variable's
- * lock. */
-static __always_inline void _hwtap_stat_add(const struct hwtap_stats *st,
+/* s <<< v into this CPU's record sd of a statistic of shape sh (a constant from the
+ * generated code); the caller holds this CPU's part of the variable's lock. */
+static __always_inline void _hwtap_stat_add(struct hwtap_stat_shape sh,
 					    struct hwtap_stat *sd, int64_t v)
 {
 	if (sd->count == 0) {
 		sd->count = 1;
 		sd->sum = sd->min = sd->max = v;
-		sd->avg_s = _hwtap_shl(v, st->shift);
+		sd->avg_s = _hwtap_shl(v, sh.shift);
 		sd->m2 = 0;
 	} else {
 		sd->count++;
@@ -202,10 +217,10 @@ static __always_inline void _hwtap_stat_add(const struct hwtap_stats *st,
 			sd->max = v;
 		if (v < sd->min)
 			sd->min = v;
-		if (st->variance)
-			_hwtap_stat_variance_add(st, sd, v);
+		if (sh.variance)
+			_hwtap_stat_variance_add(sh.shift, sd, v);
 	}
-	_hwtap_stat_hist_add(st, sd, v);
+	_hwtap_stat_hist_add(sh, sd, v);
 }
 
 /* delete s: a scalar, on every CPU. */
@@ -214,7 +229,7 @@ static void _hwtap_stats_clear(const struct hwtap_stats *st)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		memset(st->cpu[cpu], 0, st->size);
+		memset(_hwtap_stat_cpu(st, cpu), 0, st->size);
 }
 
 static void _hwtap_stat_sum_into(const struct hwtap_stats *st, struct hwtap_stat *agg,
@@ -248,16 +263,16 @@ static struct hwtap_stat *_hwtap_stat_merge(const struct hwtap_stats *st, bool h
 
 	memset(agg, 0, hist ? st->size : sizeof(*agg));
 	for_each_possible_cpu(cpu) {
-		const struct hwtap_stat *sd = st->cpu[cpu];
+		const struct hwtap_stat *sd = _hwtap_stat_cpu(st, cpu);
 
 		if (sd->count)
 			_hwtap_stat_sum_into(st, agg, sd, hist);
 	}
-	if (!st->variance)
+	if (!st->shape.variance)
 		return agg;
-	agg->avg_s = _hwtap_div64(_hwtap_shl(agg->sum, st->shift), agg->count);
+	agg->avg_s = _hwtap_div64(_hwtap_shl(agg->sum, st->shape.shift), agg->count);
 	for_each_possible_cpu(cpu) {
-		const struct hwtap_stat *sd = st->cpu[cpu];
+		const struct hwtap_stat *sd = _hwtap_stat_cpu(st, cpu);
 
 		if (!sd->count)
 			continue;
@@ -265,7 +280,7 @@ static struct hwtap_stat *_hwtap_stat_merge(const struct hwtap_stats *st, bool h
 		s2 += (sd->count - 1) * sd->variance_s;
 	}
 	agg->variance_s = _hwtap_div64(s1 + s2, agg->count - 1);
-	agg->variance = agg->variance_s >> (2 * st->shift);
+	agg->variance = agg->variance_s >> (2 * st->shape.shift);
 	return agg;
 }
 
@@ -283,20 +298,20 @@ static void _hwtap_stat_merge_pair(const struct hwtap_stats *st, struct hwtap_st
 	int64_t count = agg->count, avg_s = agg->avg_s, var_s = agg->variance_s;
 
 	_hwtap_stat_sum_into(st, agg, sd, hist);
-	if (!st->variance)
+	if (!st->shape.variance)
 		return;
 	if (count == 0) {
 		agg->avg_s = sd->avg_s;
 		agg->variance_s = sd->variance_s;
 	} else {
-		agg->avg_s = _hwtap_div64(_hwtap_shl(agg->sum, st->shift), agg->count);
+		agg->avg_s = _hwtap_div64(_hwtap_shl(agg->sum, st->shape.shift), agg->count);
 		agg->variance_s = _hwtap_div64(_hwtap_sq_dev(count, avg_s, agg->avg_s) +
 					       (count - 1) * var_s +
 					       _hwtap_sq_dev(sd->count, sd->avg_s, agg->avg_s) +
 					       (sd->count - 1) * sd->variance_s,
 					       agg->count - 1);
 	}
-	agg->variance = agg->variance_s >> (2 * st->shift);
+	agg->variance = agg->variance_s >> (2 * st->shape.shift);
 }
 
 static int64_t _hwtap_stat_extract(const struct hwtap_stat *sd, u8 op)

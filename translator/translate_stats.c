@@ -32,7 +32,8 @@ static int buckets_of(Node *h)
 	return (int)((hi - lo) / step + 3);
 }
 
-char *stat_struct(Symbol *sym, bool per_cpu)
+/* Its struct hwtap_stat_shape: the histogram, the @variance bit shift. */
+static char *stat_shape(Symbol *sym)
 {
 	Node *h = sym->hist;
 	const char *type = !h ? "HWTAP_HIST_NONE" : !strcmp(h->op, "@hist_log") ?
@@ -40,10 +41,15 @@ char *stat_struct(Symbol *sym, bool per_cpu)
 	long long v[3] = {0, 0, 0};
 	for (int i = 0; h && i < h->args.len && i < 3; i++)
 		v[i] = (long long)((Node *)h->args.data[i])->num;
-	return xformat("{ .name = \"%s\", .hist_type = %s, .start = %lldLL, .stop = %lldLL, "
-		       ".interval = %lldLL, .shift = %d, .variance = %s, .per_cpu = %s }",
-		       sym->name, type, v[0], v[1], v[2], sym->bit_shift,
-		       sym->variance ? "true" : "false", per_cpu ? "true" : "false");
+	return xformat("{ .hist_type = %s, .start = %lldLL, .stop = %lldLL, .interval = %lldLL, "
+		       ".shift = %d, .variance = %s }", type, v[0], v[1], v[2], sym->bit_shift,
+		       sym->variance ? "true" : "false");
+}
+
+char *stat_struct(Symbol *sym, bool per_cpu)
+{
+	return xformat("{ .name = \"%s\", .shape = %s, .per_cpu = %s }", sym->name,
+		       stat_shape(sym), per_cpu ? "true" : "false");
 }
 
 /* A statistics global's lock, a part per CPU. */
@@ -86,8 +92,9 @@ void stat_add(Gen *g, StrBuf *sb, Node *n)
 	StrBuf v = {0};
 	if (x->kind == N_VAR) {
 		tr_expr(g, &v, n->rhs);
-		sb_printf(sb, "({ int64_t __v = (%s); _hwtap_stat_add(&g_%s, _hwtap_stat_this_cpu("
-			  "&g_%s), __v); __v; })", v.buf, x->sym->name, x->sym->name);
+		sb_printf(sb, "({ int64_t __v = (%s); _hwtap_stat_add((struct hwtap_stat_shape)%s, "
+			  "_hwtap_stat_this_cpu(&g_%s), __v); __v; })", v.buf, stat_shape(x->sym),
+			  x->sym->name);
 		return;
 	}
 	StrBuf pre = {0};
@@ -95,8 +102,9 @@ void stat_add(Gen *g, StrBuf *sb, Node *n)
 	arr_keys(g, &pre, &x->args, x->sym, tr_has_side_effects(n->rhs), &any);
 	tr_expr(g, &v, n->rhs);
 	sb_printf(sb, "({ %sint64_t __v = (%s); if (unlikely(!_hwtap_pmap_add(&c->base, &g_%s, "
-		  "(struct hwtap_keys)%s, __k, __v))) goto fail; __v; })", pre.buf, v.buf,
-		  x->sym->name, arr_keys_desc(x->sym));
+		  "(struct hwtap_keys)%s, (struct hwtap_stat_shape)%s, __k, __v))) goto fail; "
+		  "__v; })", pre.buf, v.buf, x->sym->name, arr_keys_desc(x->sym),
+		  stat_shape(x->sym));
 }
 
 static const char *op_code(const char *op)

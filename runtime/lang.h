@@ -87,7 +87,8 @@ struct hwtap_context_base {
 	cycles_t interval_start;        /* the overload guard's current interval, */
 	cycles_t interval_used;         /* and what handlers took of it */
 	const char *probe_point;        /* "timer.ms(100)", for errors and pp() */
-	const char *last_stmt;          /* "script.stp:3:5", where an error happened */
+	const char *last_stmt;          /* where the error happened, as SystemTap says it:
+					 * "operator '/' at script.stp:3:5" */
 	const char *last_error;         /* set by an error: the handler unwinds */
 	bool plain_error;               /* error("msg"): reported without a place */
 	char error_buf[MAXSTRINGLEN];

@@ -38,8 +38,13 @@ void tr_unsupported(Node *n, const char *what);
 char *tr_c_string(const char *s, size_t len);
 char *tr_temp(Gen *g);                     /* a new string temporary of the frame */
 char *tr_var_ref(Symbol *sym);             /* g_NAME or l->l_NAME */
-/* lhs op rhs on longs, as C: SystemTap's wrapping and division checks */
-char *tr_binary_op(const char *op, const char *lhs, const char *rhs);
+/* lhs op rhs on longs, as C: SystemTap's wrapping and division checks (an error at tok) */
+char *tr_binary_op(const char *op, const char *lhs, const char *rhs, Token *tok);
+/* Runtime errors name places as SystemTap's do: "operator '/' at F:L:C" */
+char *tr_place(Token *tok);                /* that, as a C string literal */
+char *tr_fail_at(Token *tok);              /* { set the place; goto fail; } */
+void tr_action(Gen *g, Token *tok);        /* a MAXACTION check, the place tok */
+Token *tr_round_place(Node *loop);         /* the place of a loop round's MAXACTION */
 bool tr_has_side_effects(Node *n);
 
 /* ---- translate_array.c ------------------------------------------------------------------ */
@@ -65,7 +70,7 @@ char *stat_struct(Symbol *sym, bool per_cpu);   /* a struct hwtap_stats initiali
 void stat_add(Gen *g, StrBuf *sb, Node *n);
 void stat_op(Gen *g, StrBuf *sb, Node *n);
 void stat_delete(Gen *g, Node *n);
-void stat_hist_print(Gen *g, StrBuf *sb, Node *hist, bool to_string);
+void stat_hist_print(Gen *g, StrBuf *sb, Node *hist, bool to_string, Token *call);
 void stat_hist_index(Gen *g, StrBuf *sb, Node *n);
 void stat_hist_foreach(Gen *g, Node *n);
 

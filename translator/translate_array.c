@@ -4,7 +4,8 @@
  * An element access computes its keys, left to right, into `union hwtap_key __k[N]'
  * (a string key points at the string; it is copied first only when something evaluated
  * after it could change it), then calls the runtime. A write that would add an element
- * to a full array records the error and leaves by `goto fail' (translate.c). Writes that read the old
+ * to a full array records the error, its place the array's name, and leaves by `goto
+ * fail' (translate.c). Writes that read the old
  * value (+=, ++, .=) compute the new one before adding the element, so an error in
  * between (a division by zero) leaves the array as it was, as in SystemTap.
  */
@@ -108,11 +109,12 @@ void arr_read(Gen *g, StrBuf *sb, Node *n)
 		  n->sym->type == TY_STRING ? "str" : "long", arr_map(n->sym));
 }
 
-/* After __n = _hwtap_map_find(): the element added when it was missing. */
-static const char *add_if_missing(const char *map)
+/* After __n = _hwtap_map_find(): the element x added when it was missing (a full array
+ * is an error at x's name, as in SystemTap). */
+static const char *add_if_missing(const char *map, Node *x)
 {
 	return xformat("if (!__n) { __n = _hwtap_map_insert_new(&c->base, %s, __k); "
-		       "if (unlikely(!__n)) goto fail; } ", map);
+		       "if (unlikely(!__n)) %s } ", map, tr_fail_at(x->tok));
 }
 
 /* a[k] = v */
@@ -121,7 +123,7 @@ static void set(Gen *g, StrBuf *sb, Node *n, const char *pre, const char *v)
 	Symbol *sym = n->lhs->sym;
 	char *m = arr_map(sym);
 	const char *insert = xformat("struct hwtap_map_node *__n = _hwtap_map_insert(&c->base, "
-				     "%s, __k); if (unlikely(!__n)) goto fail; ", m);
+				     "%s, __k); if (unlikely(!__n)) %s ", m, tr_fail_at(n->lhs->tok));
 	if (sym->type != TY_STRING) {
 		sb_printf(sb, "({ %sint64_t __v = (%s); %s*_hwtap_node_long(%s, __n) = __v; __v; })",
 			  pre, v, insert, m);
@@ -151,13 +153,14 @@ void arr_assign(Gen *g, StrBuf *sb, Node *n)
 		sb_printf(sb, "({ %sconst char *__r = (%s); %sconst char *__x = _hwtap_concat(%s, "
 			  "__n ? _hwtap_node_str(%s, __n) : \"\", __r); %s_hwtap_assign_str("
 			  "_hwtap_node_str(%s, __n), __x); })", pre.buf, v.buf, find, tr_temp(g), m,
-			  add_if_missing(m), m);
+			  add_if_missing(m, n->lhs), m);
 		return;
 	}
 	char *op = xstrndup(n->op, strlen(n->op) - 1);
 	sb_printf(sb, "({ %sint64_t __rhs = (%s); %sint64_t __old = __n ? *_hwtap_node_long(%s, __n) "
 		  ": 0; int64_t __x = %s; %s*_hwtap_node_long(%s, __n) = __x; __x; })", pre.buf,
-		  v.buf, find, m, tr_binary_op(op, "__old", "__rhs"), add_if_missing(m), m);
+		  v.buf, find, m, tr_binary_op(op, "__old", "__rhs", n->rhs->tok),
+		  add_if_missing(m, n->lhs), m);
 }
 
 /* a[k]++, --a[k] ... */
@@ -171,7 +174,7 @@ void arr_incdec(Gen *g, StrBuf *sb, Node *n)
 	sb_printf(sb, "({ %sstruct hwtap_map_node *__n = _hwtap_map_find(%s, __k); int64_t __o = "
 		  "__n ? *_hwtap_node_long(%s, __n) : 0; int64_t __x = (int64_t)((uint64_t)__o "
 		  "%c 1); %s*_hwtap_node_long(%s, __n) = __x; %s; })", pre.buf, m, m, n->op[0],
-		  add_if_missing(m), m, n->kind == N_PREINC ? "__x" : "__o");
+		  add_if_missing(m, n->lhs), m, n->kind == N_PREINC ? "__x" : "__o");
 }
 
 /* [k1, k2] in a; [k1, *] in a */
@@ -288,7 +291,7 @@ static void slice_filter(Gen *g, Node *n, const char *nd)
  * body. */
 static void loop_body(Gen *g, Node *n, const char *nd, int id)
 {
-	tr_line(g, "if (unlikely(!_hwtap_action(&c->base, 1))) goto out;");
+	tr_action(g, tr_round_place(n));
 	if (n->limit)
 		tr_line(g, "if (__cnt%d++ >= __lim%d) break;", id, id);
 	bind_element(g, n, nd);
@@ -315,7 +318,7 @@ static void foreach_sorted(Gen *g, Node *n)
 	g->indent++;
 	loop_limit(g, n, id);
 	tr_line(g, "if (unlikely(!_hwtap_foreach_start(&c->base, &%s)))", site);
-	tr_line(g, "\tgoto fail;");
+	tr_line(g, "\t%s", tr_fail_at(n->tok));
 	tr_line(g, "for (u32 %s = 0; %s < %s.n; %s++) {", i, i, site, i);
 	g->indent++;
 	tr_line(g, "struct hwtap_map_node *%s = %s.items[%s].node;", nd, site, i);
@@ -357,7 +360,7 @@ void arr_foreach(Gen *g, Node *n)
 	Symbol *sym = n->array->sym;
 	if (sym->type == TY_STATS) {    /* the loop walks the CPUs' merge */
 		tr_line(g, "if (unlikely(!_hwtap_pmap_merge(&c->base, &g_%s)))", sym->name);
-		tr_line(g, "\tgoto fail;");
+		tr_line(g, "\t%s", tr_fail_at(n->tok));
 	}
 	if (n->sort_key)
 		foreach_sorted(g, n);

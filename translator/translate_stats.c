@@ -102,9 +102,9 @@ void stat_add(Gen *g, StrBuf *sb, Node *n)
 	arr_keys(g, &pre, &x->args, x->sym, tr_has_side_effects(n->rhs), &any);
 	tr_expr(g, &v, n->rhs);
 	sb_printf(sb, "({ %sint64_t __v = (%s); if (unlikely(!_hwtap_pmap_add(&c->base, &g_%s, "
-		  "(struct hwtap_keys)%s, (struct hwtap_stat_shape)%s, __k, __v))) goto fail; "
-		  "__v; })", pre.buf, v.buf, x->sym->name, arr_keys_desc(x->sym),
-		  stat_shape(x->sym));
+		  "(struct hwtap_keys)%s, (struct hwtap_stat_shape)%s, __k, __v))) %s __v; })",
+		  pre.buf, v.buf, x->sym->name, arr_keys_desc(x->sym), stat_shape(x->sym),
+		  tr_fail_at(x->tok));
 }
 
 static const char *op_code(const char *op)
@@ -128,8 +128,8 @@ void stat_op(Gen *g, StrBuf *sb, Node *n)
 	stat_ref(g, &pre, n->lhs, false, &st, &sd);
 	bool can_fail = strcmp(n->op, "@count") && strcmp(n->op, "@sum");
 	sb_printf(sb, "({ %sint64_t __x = _hwtap_stat_op(&c->base, %s, %s); %s__x; })",
-		  pre.buf, sd, op_code(n->op),
-		  can_fail ? "if (unlikely(c->base.last_error)) goto fail; " : "");
+		  pre.buf, sd, op_code(n->op), can_fail ?
+		  xformat("if (unlikely(c->base.last_error)) %s ", tr_fail_at(n->tok)) : "");
 }
 
 /* delete s */
@@ -138,14 +138,14 @@ void stat_delete(Gen *g, Node *n)
 	tr_line(g, "_hwtap_stats_clear(&g_%s);", n->lhs->sym->name);
 }
 
-/* print(@hist_log(s)), sprint(...); println and sprintln add no newline to a chart (it
- * ends with a blank line), as in SystemTap */
-void stat_hist_print(Gen *g, StrBuf *sb, Node *hist, bool to_string)
+/* print(@hist_log(s)), sprint(...) at call; println and sprintln add no newline to a
+ * chart (it ends with a blank line), as in SystemTap. An empty one is an error at call. */
+void stat_hist_print(Gen *g, StrBuf *sb, Node *hist, bool to_string, Token *call)
 {
 	StrBuf pre = {0};
 	char *st, *sd;
 	stat_ref(g, &pre, hist->lhs, true, &st, &sd);
-	const char *check = "if (unlikely(c->base.last_error)) goto fail; ";
+	char *check = xformat("if (unlikely(c->base.last_error)) %s ", tr_fail_at(call));
 	if (!to_string) {
 		sb_printf(sb, "({ %s_hwtap_hist_print(&c->base, NULL, %s, %s); %s0; })", pre.buf,
 			  st, sd, check);
@@ -170,23 +170,24 @@ static struct HistLoop *enclosing_loop(Gen *g, Node *n)
 	return NULL;
 }
 
-/* @hist_log(s)[i] */
+/* @hist_log(s)[i]; its errors are at @hist_log, as in SystemTap */
 void stat_hist_index(Gen *g, StrBuf *sb, Node *n)
 {
 	StrBuf pre = {0}, b = {0};
 	tr_expr(g, &b, n->rhs);
+	char *fail = tr_fail_at(n->lhs->tok);
 	struct HistLoop *loop = enclosing_loop(g, n);
 	if (loop) {
 		sb_printf(sb, "({ int64_t __b = (%s); if (unlikely(__b < 0 || __b >= %d)) { "
-			  "_hwtap_error(&c->base, \"histogram index out of range\"); goto fail; } "
-			  "%s.hist[__b]; })", b.buf, loop->buckets, loop->site);
+			  "_hwtap_error(&c->base, \"histogram index out of range\"); %s } "
+			  "%s.hist[__b]; })", b.buf, loop->buckets, fail, loop->site);
 		return;
 	}
 	char *st, *sd;
 	stat_ref(g, &pre, n->lhs->lhs, true, &st, &sd);
 	sb_printf(sb, "({ %sint64_t __b = (%s); int64_t __x = _hwtap_hist_bucket(&c->base, %s, "
-		  "%s, __b); if (unlikely(c->base.last_error)) goto fail; __x; })", pre.buf, b.buf,
-		  st, sd);
+		  "%s, __b); if (unlikely(c->base.last_error)) %s __x; })", pre.buf, b.buf, st, sd,
+		  fail);
 }
 
 static struct HistLoop *hist_site(Gen *g, Node *n)
@@ -213,7 +214,7 @@ static void hist_loop_start(Gen *g, Node *n, struct HistLoop *h)
 	stat_ref(g, &pre, n->array->lhs, true, &st, &sd);
 	tr_line(g, "%sif (unlikely(!_hwtap_hist_foreach_start(&c->base, &%s, %s, %s)))", pre.buf,
 		h->site, st, sd);
-	tr_line(g, "\tgoto fail;");
+	tr_line(g, "\t%s", tr_fail_at(n->tok));
 }
 
 /* foreach (b in @hist_log(s) limit N): every bucket, empty or not, from 0 up */
@@ -235,7 +236,7 @@ void stat_hist_foreach(Gen *g, Node *n)
 	hist_loop_start(g, n, h);
 	tr_line(g, "for (%s = 0; %s < %d; %s++) {", b, b, h->buckets, b);
 	g->indent++;
-	tr_line(g, "if (unlikely(!_hwtap_action(&c->base, 1))) goto out;");
+	tr_action(g, tr_round_place(n));
 	if (n->limit)
 		tr_line(g, "if (__cnt++ >= __lim) break;");
 	vec_push(&g->hist_loops, h);

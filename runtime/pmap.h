@@ -15,9 +15,10 @@
  * (stat.h's _hwtap_stat_merge_pair(), SystemTap's order); `in' asks every CPU; delete
  * deletes on every CPU. foreach walks agg, a map of max_entries merged records filled
  * when the loop starts: each CPU's keys in the order that CPU added them, CPU 0 first.
- * More keys than that on all CPUs together is the error "aggregation overflow" (SystemTap's
- * too), unless the array wraps: then the merge drops its oldest keys. Pass 2 rejects changes to an array inside a foreach over it, so a
- * foreach nested in another over the same array reuses the merge the outer one made.
+ * More keys than that on all CPUs together is the error "aggregation overflow"
+ * (SystemTap's too), unless the array wraps: then the merge drops its oldest keys. Pass 2
+ * rejects changes to an array inside a foreach over it, so a foreach nested in another
+ * over the same array reuses the merge the outer one made.
  */
 #ifndef HWTAP_PMAP_H
 #define HWTAP_PMAP_H

@@ -2,10 +2,19 @@
 # bench/maps.sh - array and statistics operations in a timer probe (bench/maps.stp), hwtap
 # against SystemTap 4.8 in the same guest boot: ns per operation, the median of 5 runs of
 # each, taken in turns. TCG emulation makes absolute numbers slow and noisy; compare the
-# two columns. stap builds through bench/stap-guest.sh; without stap only hwtap runs.
-#   bench/maps.sh [HWTAP]
+# two columns. With ICOUNT=1 the guest runs on 1 CPU under QEMU's icount mode (as
+# bench/profile.sh does): its clock advances 2^SHIFT ns (SHIFT=4) per executed instruction
+# whatever the host's load, so each column is an exact instruction count times 2^SHIFT and
+# the ratio repeats from run to run. stap builds through bench/stap-guest.sh; without stap
+# only hwtap runs.
+#   [ICOUNT=1] [SHIFT=4] bench/maps.sh [HWTAP]
 . "$(dirname "$0")/common.sh"
 runs=5
+guest_opts=()
+if [ -n "${ICOUNT:-}" ]; then
+	export HWTAP_QEMU_EXTRA="-icount shift=${SHIFT:-4},align=off,sleep=off"
+	guest_opts=(--vm-cpus 1)
+fi
 
 cp "$("$hwtap" -p4 -m hwtap_bench_maps -D MAXACTION=1000000 bench/maps.stp)" "$tmp/h.ko"
 files=(--vm-file "$tmp/h.ko:/root/h.ko" --vm-file loader/hwtap-run:/root/hwtap-run)
@@ -15,7 +24,7 @@ if stap_build "$tmp" stap_bench_maps "$PWD/bench/maps.stp" -D MAXACTION=1000000 
 	files+=("${stap_files[@]}")
 	stap_run='/usr/bin/staprun /root/stap_bench_maps.ko > /root/stap.$i'
 fi
-guest/hwtap-guest "${files[@]}" --timeout 600 -- "cd /root
+guest/hwtap-guest "${guest_opts[@]}" "${files[@]}" --timeout 600 -- "cd /root
 for i in \$(seq $runs); do /root/hwtap-run /root/h.ko > /root/h.\$i; ${stap_run:-true}; done
 for i in \$(seq $runs); do cat /root/h.\$i; done > /root/hwtap
 cat /root/stap.* > /root/stap 2>/dev/null || : > /root/stap
@@ -33,6 +42,9 @@ medians() {
 }
 medians HWTAP STAP > "$tmp/h.med"
 medians STAP END > "$tmp/s.med"
-printf '%-28s %10s %10s\n' "ns per operation" "hwtap" "stap"
+[ -z "${ICOUNT:-}" ] ||
+	printf 'icount guest, 1 CPU, %d ns per instruction\n' "$((1 << ${SHIFT:-4}))"
+printf '%-28s %10s %10s %10s\n' "ns per operation" "hwtap" "stap" "hwtap/stap"
 paste "$tmp/h.med" "$tmp/s.med" |
-	awk -F'\t' '{ printf "%-28s %10s %10s\n", $1, $2, ($4 == "" ? "-" : $4) }'
+	awk -F'\t' '{ printf "%-28s %10s %10s %10s\n", $1, $2, ($4 == "" ? "-" : $4),
+		       ($4 > 0 ? sprintf("%.2f", $2 / $4) : "-") }'

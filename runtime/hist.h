@@ -84,13 +84,13 @@ static void _hwtap_hist_range(const struct hwtap_stats *st, const int64_t *h,
 		l->max = max(l->max, h[i]);
 	}
 	for (i = 0; i < 2; i++) {
-		if (l->low > 0 && (st->hist_type == HWTAP_HIST_LINEAR ||
+		if (l->low > 0 && (st->shape.hist_type == HWTAP_HIST_LINEAR ||
 				   l->low != HWTAP_HIST_LOG_BUCKET0))
 			l->low--;
 		if (l->high < st->buckets - 1)
 			l->high++;
 	}
-	if (st->hist_type != HWTAP_HIST_LINEAR)
+	if (st->shape.hist_type != HWTAP_HIST_LINEAR)
 		return;
 	if (l->low == 0 && h[0] == 0)
 		l->low++;
@@ -105,9 +105,9 @@ static void _hwtap_hist_layout(const struct hwtap_stats *st, const int64_t *h,
 	l->scale = l->max <= HWTAP_HIST_WIDTH ? 1 : div64_s64(l->max + HWTAP_HIST_WIDTH - 1,
 							       HWTAP_HIST_WIDTH);
 	l->cnt_space = _hwtap_digits(l->max);
-	if (st->hist_type == HWTAP_HIST_LINEAR)
-		l->val_space = max(_hwtap_digits(st->start) + (l->low == 0),
-				   _hwtap_digits(st->start + st->interval * l->high) +
+	if (st->shape.hist_type == HWTAP_HIST_LINEAR)
+		l->val_space = max(_hwtap_digits(st->shape.start) + (l->low == 0),
+				   _hwtap_digits(st->shape.start + st->shape.interval * l->high) +
 				   (l->high == st->buckets - 1));
 	else
 		l->val_space = max(_hwtap_digits(_hwtap_log_bucket_value(l->high)),
@@ -132,17 +132,17 @@ static bool _hwtap_hist_elided(const int64_t *h, const struct hwtap_hist_layout 
 static int64_t _hwtap_hist_label(const struct hwtap_stats *st, int i, const char **prefix)
 {
 	*prefix = "";
-	if (st->hist_type == HWTAP_HIST_LOG)
+	if (st->shape.hist_type == HWTAP_HIST_LOG)
 		return _hwtap_log_bucket_value(i);
 	if (i == 0) {
 		*prefix = "<";
-		return st->start;
+		return st->shape.start;
 	}
 	if (i == st->buckets - 1) {
 		*prefix = ">";
-		return st->start + (int64_t)(i - 2) * st->interval;
+		return st->shape.start + (int64_t)(i - 2) * st->shape.interval;
 	}
-	return st->start + (int64_t)(i - 1) * st->interval;
+	return st->shape.start + (int64_t)(i - 1) * st->shape.interval;
 }
 
 static void _hwtap_hist_row(struct hwtap_hist_out *o, const struct hwtap_stats *st,
@@ -182,12 +182,12 @@ static void _hwtap_hist_chart(struct hwtap_hist_out *o, const struct hwtap_stats
 	_hwtap_hist_printf(o, "\n");
 }
 
-/* print(@hist_log(s)) and sprint(...): str NULL prints; an empty statistic is an error. */
+/* print(@hist_log(s)) and sprint(...) of a merged statistic sd (NULL for an array element
+ * that exists on no CPU): str NULL prints; an empty statistic is an error. */
 static const char *_hwtap_hist_print(struct hwtap_context_base *b, char *str,
-				     const struct hwtap_stats *st, long slot)
+				     const struct hwtap_stats *st, const struct hwtap_stat *sd)
 {
 	struct hwtap_hist_out o = {.b = b, .str = str};
-	const struct hwtap_stat *sd = _hwtap_stat_get(st, slot, true);
 
 	if (str)
 		str[0] = '\0';
@@ -201,10 +201,8 @@ static const char *_hwtap_hist_print(struct hwtap_context_base *b, char *str,
 
 /* @hist_log(s)[i] */
 static int64_t _hwtap_hist_bucket(struct hwtap_context_base *b, const struct hwtap_stats *st,
-				  long slot, int64_t i)
+				  const struct hwtap_stat *sd, int64_t i)
 {
-	const struct hwtap_stat *sd = _hwtap_stat_get(st, slot, true);
-
 	if (!sd || sd->count == 0) {
 		_hwtap_error(b, "empty aggregate");
 		return 0;
@@ -226,17 +224,14 @@ struct hwtap_hist_foreach {
  * error recorded, when this foreach is already iterating. */
 static bool _hwtap_hist_foreach_start(struct hwtap_context_base *b,
 				      struct hwtap_hist_foreach *fe,
-				      const struct hwtap_stats *st, long slot)
+				      const struct hwtap_stats *st, const struct hwtap_stat *sd)
 {
-	const struct hwtap_stat *sd;
-
 	if (unlikely(fe->owner != HWTAP_FOREACH_FREE)) {
 		_hwtap_errorf(b, "foreach over the histogram of '%s' entered again while it "
 			      "runs", st->name);
 		return false;
 	}
 	fe->owner = b->nesting;
-	sd = _hwtap_stat_get(st, slot, true);
 	if (sd)
 		memcpy(fe->hist, sd->hist, st->buckets * sizeof(int64_t));
 	else

@@ -87,7 +87,8 @@ struct hwtap_context_base {
 	cycles_t interval_start;        /* the overload guard's current interval, */
 	cycles_t interval_used;         /* and what handlers took of it */
 	const char *probe_point;        /* "timer.ms(100)", for errors and pp() */
-	const char *last_stmt;          /* "script.stp:3:5", where an error happened */
+	const char *last_stmt;          /* where the error happened, as SystemTap says it:
+					 * "operator '/' at script.stp:3:5" */
 	const char *last_error;         /* set by an error: the handler unwinds */
 	bool plain_error;               /* error("msg"): reported without a place */
 	char error_buf[MAXSTRINGLEN];
@@ -344,8 +345,8 @@ static inline const char *_hwtap_assign_str(char *dst, const char *src)
 }
 
 /* A global variable's lock, one per global (translator/translate_locks.c decides which
- * a handler takes and how): shared for readers and for `<<<' into statistics (but a
- * wrapping array), exclusive for writers. Handlers only ever try a lock (MAXTRYLOCK times), so a handler
+ * a handler takes and how): shared for readers, exclusive for writers; statistics have
+ * a lock per CPU (below). Handlers only ever try a lock (MAXTRYLOCK times), so a handler
  * that interrupts a holder on its own CPU skips instead of deadlocking; for the same
  * reason no ordering is needed, though handlers take them in declaration order.
  * arch_rwlock_t (a queued rwlock on x86) keeps lockdep out of NMI context. */
@@ -386,6 +387,82 @@ static inline void _hwtap_read_unlock(hwtap_lock_t *l)
 static inline void _hwtap_write_unlock(hwtap_lock_t *l)
 {
 	arch_write_unlock(&l->lock);
+}
+
+/*
+ * A statistics global's lock (scalar or array): a part per CPU, as its values are kept
+ * (stat.h, pmap.h). A handler that only adds to it (`<<<') takes its own CPU's part, so
+ * handlers on different CPUs add at once and none writes a cache line that another
+ * CPU's adds write (SystemTap's `<<<' takes a shared lock common to all CPUs). Every
+ * other use (a read merges the CPUs' values, delete clears them, foreach) takes every
+ * CPU's part, in CPU order, within one MAXTRYLOCK budget. Allocated with the globals.
+ */
+typedef struct {
+	arch_spinlock_t __percpu *cpu;
+} hwtap_cpu_lock_t;
+
+static int _hwtap_cpu_lock_alloc(hwtap_cpu_lock_t *l)
+{
+	int cpu;
+
+	l->cpu = alloc_percpu(arch_spinlock_t);
+	if (!l->cpu)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		*per_cpu_ptr(l->cpu, cpu) = (arch_spinlock_t)__ARCH_SPIN_LOCK_UNLOCKED;
+	return 0;
+}
+
+static void _hwtap_cpu_lock_free(hwtap_cpu_lock_t *l)
+{
+	free_percpu(l->cpu);
+	l->cpu = NULL;
+}
+
+/* This CPU's part, for a handler that cannot leave the CPU. */
+static inline bool _hwtap_cpu_trylock(hwtap_cpu_lock_t *l)
+{
+	/* pairs with the releases in _hwtap_cpu_unlock() and _hwtap_all_unlock() */
+	return _hwtap_retry(arch_spin_trylock(this_cpu_ptr(l->cpu)));
+}
+
+static inline void _hwtap_cpu_unlock(hwtap_cpu_lock_t *l)
+{
+	arch_spin_unlock(this_cpu_ptr(l->cpu));
+}
+
+/* The parts of the CPUs before `upto' (nr_cpu_ids: all of them). */
+static inline void _hwtap_all_unlock_before(hwtap_cpu_lock_t *l, int upto)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		if (cpu >= upto)
+			break;
+		arch_spin_unlock(per_cpu_ptr(l->cpu, cpu));
+	}
+}
+
+static inline void _hwtap_all_unlock(hwtap_cpu_lock_t *l)
+{
+	_hwtap_all_unlock_before(l, nr_cpu_ids);
+}
+
+static inline bool _hwtap_all_trylock(hwtap_cpu_lock_t *l)
+{
+	int cpu, tries = 0;
+
+	for_each_possible_cpu(cpu) {
+		/* pairs with the releases in _hwtap_cpu_unlock() and _hwtap_all_unlock() */
+		while (!arch_spin_trylock(per_cpu_ptr(l->cpu, cpu))) {
+			if (++tries >= MAXTRYLOCK) {
+				_hwtap_all_unlock_before(l, cpu);
+				return false;
+			}
+			udelay(TRYLOCKDELAY);
+		}
+	}
+	return true;
 }
 
 #endif

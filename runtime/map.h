@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * map.h - global associative arrays: keys of 1 to HWTAP_MAX_KEYS numbers or strings, a
- * number, string or statistics value.
+ * number, string or statistics value (a record with its histogram: stat.h).
  *
  * Every node is allocated when the session starts (_hwtap_map_alloc(), process context):
  * max_entries of them, MAXMAPENTRIES unless the script sized the array. Probe handlers
@@ -12,12 +12,8 @@
  * list in the order it sorted, as SystemTap's in-place sort does.
  *
  * Locking: a handler holds the array's lock (lang.h) while it runs: exclusive for what
- * changes the map, shared for lookups, and shared for `sa[k] <<< v' on a statistics array
- * that does not wrap, so that handlers on every CPU add to it at once (each into its own
- * CPU's slot). Such an add may insert a key: _hwtap_map_insert_shared() does that under
- * the map's insert_lock and publishes the node with hlist_add_head_rcu(), so concurrent
- * lookups see it whole or not at all. Nodes leave the table only under the exclusive
- * lock, when no lookup runs; so a node is never reused under a reader.
+ * changes the map, shared for lookups. A statistics array is a map per CPU (pmap.h),
+ * each changed by its own CPU's handlers only, under that CPU's part of the lock.
  *
  * An unsorted foreach walks the live list; a sorted one copies the node pointers into its
  * own preallocated array (struct hwtap_foreach, one per foreach statement) and sorts them
@@ -28,6 +24,8 @@
 #ifndef HWTAP_MAP_H
 #define HWTAP_MAP_H
 
+#include <linux/bitops.h>
+#include <linux/hash.h>
 #include <linux/jhash.h>
 #include <linux/list.h>
 #include <linux/log2.h>
@@ -52,10 +50,17 @@ union hwtap_key {
 	const char *s;
 };
 
+/* An array's keys: how many, which are strings. The add path of statistics arrays takes
+ * them by value from the generated code, as constants, and compiles to code for those
+ * keys alone. */
+struct hwtap_keys {
+	u8 n;
+	u16 strings;			/* bit i set: key i is a string */
+};
+
 struct hwtap_map_node {
 	struct hlist_node hash;		/* in its bucket of the map's table */
 	struct list_head list;		/* in the live list, oldest first, or the free list */
-	u32 index;			/* its place in nodes: a statistics array's slot */
 	u64 data[];			/* the keys, then the value, at the map's offsets */
 };
 
@@ -64,23 +69,29 @@ struct hwtap_map {
 	const char *name;
 	u32 max_entries;
 	bool wrap;			/* global a%: the oldest node makes room */
-	u8 nkeys;
-	u16 string_keys;		/* bit i set: key i is a string */
+	struct hwtap_keys keys;
 	u8 value;			/* enum hwtap_kind */
-	struct hwtap_stats *stats;	/* value HWTAP_STATS: one slot per node */
+	struct hwtap_stats *stats;	/* value HWTAP_STATS: what its records are */
 	/* set by _hwtap_map_alloc() */
-	u32 node_size, value_off, key_off[HWTAP_MAX_KEYS];
+	u32 node_size, value_off;
+	int cpu;			/* a statistics array's map of that CPU, or -1 */
 	u32 count, table_mask;
 	u32 walkers;			/* unsorted foreach loops walking the live list */
-	arch_spinlock_t insert_lock;	/* inserts under the shared lock */
+	u32 sorting;			/* sorted foreach loops holding its nodes */
 	struct hlist_head *table;
 	struct list_head live, free;
 	void *nodes;
 };
 
-static inline bool _hwtap_key_is_str(const struct hwtap_map *m, int i)
+static __always_inline bool _hwtap_key_is_str(struct hwtap_keys ks, int i)
 {
-	return m->string_keys & (1u << i);
+	return ks.strings & (1u << i);
+}
+
+/* Where key i is in a node: a number takes 8 bytes, a string MAXSTRINGLEN rounded up. */
+static __always_inline u32 _hwtap_key_off(struct hwtap_keys ks, int i)
+{
+	return i * 8 + hweight16(ks.strings & ((1u << i) - 1)) * (ALIGN(MAXSTRINGLEN, 8) - 8);
 }
 
 static inline struct hwtap_map_node *_hwtap_map_node_at(const struct hwtap_map *m, u32 i)
@@ -91,13 +102,13 @@ static inline struct hwtap_map_node *_hwtap_map_node_at(const struct hwtap_map *
 static inline int64_t *_hwtap_node_key_long(const struct hwtap_map *m,
 					    struct hwtap_map_node *n, int i)
 {
-	return (int64_t *)((char *)n->data + m->key_off[i]);
+	return (int64_t *)((char *)n->data + _hwtap_key_off(m->keys, i));
 }
 
 static inline char *_hwtap_node_key_str(const struct hwtap_map *m, struct hwtap_map_node *n,
 					int i)
 {
-	return (char *)n->data + m->key_off[i];
+	return (char *)n->data + _hwtap_key_off(m->keys, i);
 }
 
 static inline int64_t *_hwtap_node_long(const struct hwtap_map *m, struct hwtap_map_node *n)
@@ -110,21 +121,24 @@ static inline char *_hwtap_node_str(const struct hwtap_map *m, struct hwtap_map_
 	return (char *)n->data + m->value_off;
 }
 
-/* Offsets of the keys and the value in a node; strings take MAXSTRINGLEN bytes. */
+static inline struct hwtap_stat *_hwtap_node_stat(const struct hwtap_map *m,
+						  struct hwtap_map_node *n)
+{
+	return (struct hwtap_stat *)((char *)n->data + m->value_off);
+}
+
+/* The value's offset in a node, after the keys, and a node's size. */
 static void _hwtap_map_layout(struct hwtap_map *m)
 {
-	u32 off = 0;
-	int i;
+	u32 off = _hwtap_key_off(m->keys, m->keys.n);
 
-	for (i = 0; i < m->nkeys; i++) {
-		m->key_off[i] = off;
-		off += _hwtap_key_is_str(m, i) ? ALIGN(MAXSTRINGLEN, 8) : 8;
-	}
 	m->value_off = off;
 	if (m->value == HWTAP_LONG)
 		off += 8;
 	else if (m->value == HWTAP_STRING)
 		off += ALIGN(MAXSTRINGLEN, 8);
+	else
+		off += ALIGN(_hwtap_stats_size(m->stats), 8);
 	m->node_size = sizeof(struct hwtap_map_node) + off;
 }
 
@@ -134,82 +148,103 @@ static void _hwtap_map_free(struct hwtap_map *m)
 	kvfree(m->nodes);
 	m->table = NULL;
 	m->nodes = NULL;
-	_hwtap_stats_free(m->stats);
 }
 
-/* Process context, when the session starts: 0 or -ENOMEM. */
-static int _hwtap_map_alloc(struct hwtap_map *m)
+/* Process context, when the session starts: 0 or -ENOMEM. cpu is -1, or the CPU whose
+ * map of a statistics array this is (its memory then on the CPU's node). */
+static int _hwtap_map_alloc(struct hwtap_map *m, int cpu)
 {
 	u32 buckets = roundup_pow_of_two(max_t(u32, m->max_entries, 1));
+	int node = cpu < 0 ? NUMA_NO_NODE : _hwtap_cpu_node(cpu);
 	u32 i;
 
+	m->cpu = cpu;
 	_hwtap_map_layout(m);
-	m->table = kvcalloc(buckets, sizeof(*m->table), GFP_KERNEL);
-	m->nodes = kvcalloc(m->max_entries, m->node_size, GFP_KERNEL);
-	if (!m->table || !m->nodes || (m->stats && _hwtap_stats_alloc(m->stats))) {
+	m->table = kvmalloc_node(array_size(buckets, sizeof(*m->table)),
+				 GFP_KERNEL | __GFP_ZERO, node);
+	m->nodes = kvmalloc_node(array_size(m->max_entries, m->node_size),
+				 GFP_KERNEL | __GFP_ZERO, node);
+	if (!m->table || !m->nodes) {
 		_hwtap_map_free(m);
 		return -ENOMEM;
 	}
 	m->table_mask = buckets - 1;
 	m->count = 0;
-	m->insert_lock = (arch_spinlock_t)__ARCH_SPIN_LOCK_UNLOCKED;
 	INIT_LIST_HEAD(&m->live);
 	INIT_LIST_HEAD(&m->free);
-	for (i = 0; i < m->max_entries; i++) {
-		struct hwtap_map_node *n = _hwtap_map_node_at(m, i);
-
-		n->index = i;
-		list_add_tail(&n->list, &m->free);
-	}
+	for (i = 0; i < m->max_entries; i++)
+		list_add_tail(&_hwtap_map_node_at(m, i)->list, &m->free);
 	return 0;
 }
 
-/* Strings compare and hash as SystemTap stores them: at most MAXSTRINGLEN - 1 bytes. */
-static __always_inline u32 _hwtap_map_hash(const struct hwtap_map *m,
-					   const union hwtap_key *k)
+/* Strings compare and hash as SystemTap stores them: at most MAXSTRINGLEN - 1 bytes.
+ * Numbers hash by multiplication with the golden ratio (linux/hash.h), whose high bits
+ * mix all of the number's. */
+static __always_inline u32 _hwtap_keys_hash(struct hwtap_keys ks, const union hwtap_key *k)
 {
 	u32 h = 0;
 	int i;
 
-	for (i = 0; i < m->nkeys; i++) {
-		if (_hwtap_key_is_str(m, i))
+	for (i = 0; i < ks.n; i++) {
+		if (_hwtap_key_is_str(ks, i))
 			h = jhash(k[i].s, strnlen(k[i].s, MAXSTRINGLEN - 1), h);
 		else
-			h = jhash_2words((u32)k[i].n, (u32)((u64)k[i].n >> 32), h);
+			h = (u32)((((u64)k[i].n ^ h) * GOLDEN_RATIO_64) >> 32);
 	}
-	return h & m->table_mask;
+	return h;
 }
 
-static __always_inline bool _hwtap_key_eq(const struct hwtap_map *m,
-					  struct hwtap_map_node *n, int i,
-					  const union hwtap_key *k)
+/* The bucket of k: maps with as many entries hash alike. */
+static __always_inline u32 _hwtap_map_hash(const struct hwtap_map *m,
+					   const union hwtap_key *k)
 {
-	if (_hwtap_key_is_str(m, i))
-		return !strncmp(_hwtap_node_key_str(m, n, i), k->s, MAXSTRINGLEN - 1);
-	return *_hwtap_node_key_long(m, n, i) == k->n;
+	return _hwtap_keys_hash(m->keys, k) & m->table_mask;
 }
 
-static __always_inline bool _hwtap_keys_eq(const struct hwtap_map *m,
-					   struct hwtap_map_node *n,
+static __always_inline bool _hwtap_key_eq(struct hwtap_keys ks, struct hwtap_map_node *n,
+					  int i, const union hwtap_key *k)
+{
+	char *at = (char *)n->data + _hwtap_key_off(ks, i);
+
+	if (_hwtap_key_is_str(ks, i))
+		return !strncmp(at, k->s, MAXSTRINGLEN - 1);
+	return *(int64_t *)at == k->n;
+}
+
+static __always_inline bool _hwtap_keys_eq(struct hwtap_keys ks, struct hwtap_map_node *n,
 					   const union hwtap_key *k)
 {
 	int i;
 
-	for (i = 0; i < m->nkeys; i++)
-		if (!_hwtap_key_eq(m, n, i, &k[i]))
+	for (i = 0; i < ks.n; i++)
+		if (!_hwtap_key_eq(ks, n, i, &k[i]))
 			return false;
 	return true;
+}
+
+/* k in bucket h of a map whose keys are ks. */
+static __always_inline struct hwtap_map_node *
+_hwtap_map_find_keys(const struct hwtap_map *m, struct hwtap_keys ks, u32 h,
+		     const union hwtap_key *k)
+{
+	struct hwtap_map_node *n;
+
+	hlist_for_each_entry(n, &m->table[h], hash)
+		if (_hwtap_keys_eq(ks, n, k))
+			return n;
+	return NULL;
+}
+
+static __always_inline struct hwtap_map_node *
+_hwtap_map_find_hashed(const struct hwtap_map *m, u32 h, const union hwtap_key *k)
+{
+	return _hwtap_map_find_keys(m, m->keys, h, k);
 }
 
 static struct hwtap_map_node *_hwtap_map_find(const struct hwtap_map *m,
 					      const union hwtap_key *k)
 {
-	struct hwtap_map_node *n;
-
-	hlist_for_each_entry(n, &m->table[_hwtap_map_hash(m, k)], hash)
-		if (_hwtap_keys_eq(m, n, k))
-			return n;
-	return NULL;
+	return _hwtap_map_find_hashed(m, _hwtap_map_hash(m, k), k);
 }
 
 static int64_t _hwtap_map_get_long(const struct hwtap_map *m, const union hwtap_key *k)
@@ -231,27 +266,31 @@ static bool _hwtap_map_exists(const struct hwtap_map *m, const union hwtap_key *
 	return _hwtap_map_find(m, k) != NULL;
 }
 
-static void _hwtap_map_unlink(struct hwtap_map *m, struct hwtap_map_node *n)
-{
-	hlist_del_init(&n->hash);
-	if (m->stats)
-		_hwtap_stats_clear(m->stats, n->index);
-}
-
 static void _hwtap_map_remove(struct hwtap_map *m, struct hwtap_map_node *n)
 {
-	_hwtap_map_unlink(m, n);
+	hlist_del_init(&n->hash);
 	list_move(&n->list, &m->free);
 	m->count--;
 }
 
-/* A node for keys that are not in the map, its value 0 or "": from the free list, or
- * the oldest node of a wrapping map. NULL, with the error recorded, when it is full. */
-static struct hwtap_map_node *_hwtap_map_insert_new(struct hwtap_context_base *b,
-						    struct hwtap_map *m,
-						    const union hwtap_key *k)
+static void _hwtap_map_full(struct hwtap_context_base *b, const struct hwtap_map *m)
 {
-	u32 h = _hwtap_map_hash(m, k);	/* before k may lose a string of the node reused */
+	if (m->cpu < 0)
+		_hwtap_errorf(b, "array '%s' is full (MAXMAPENTRIES %u)", m->name,
+			      m->max_entries);
+	else
+		_hwtap_errorf(b, "array '%s' is full on CPU %d (MAXMAPENTRIES %u: statistics "
+			      "arrays hold that many keys per CPU)", m->name, m->cpu,
+			      m->max_entries);
+}
+
+/* A node for keys that are not in the map, hashing to h (computed before k may lose a
+ * string of the node reused), its value 0, "" or an empty statistic: from the free list,
+ * or the oldest node of a wrapping map. NULL, with the error recorded, when it is full. */
+static struct hwtap_map_node *_hwtap_map_insert_hashed(struct hwtap_context_base *b,
+						       struct hwtap_map *m, u32 h,
+						       const union hwtap_key *k)
+{
 	struct hwtap_map_node *n;
 	int i;
 
@@ -260,14 +299,13 @@ static struct hwtap_map_node *_hwtap_map_insert_new(struct hwtap_context_base *b
 		m->count++;
 	} else if (m->wrap && !list_empty(&m->live)) {
 		n = list_first_entry(&m->live, struct hwtap_map_node, list);
-		_hwtap_map_unlink(m, n);
+		hlist_del_init(&n->hash);
 	} else {
-		_hwtap_errorf(b, "array '%s' is full (MAXMAPENTRIES %u)", m->name,
-			      m->max_entries);
+		_hwtap_map_full(b, m);
 		return NULL;
 	}
-	for (i = 0; i < m->nkeys; i++) {
-		if (_hwtap_key_is_str(m, i))
+	for (i = 0; i < m->keys.n; i++) {
+		if (_hwtap_key_is_str(m->keys, i))
 			strscpy(_hwtap_node_key_str(m, n, i), k[i].s, MAXSTRINGLEN);
 		else
 			*_hwtap_node_key_long(m, n, i) = k[i].n;
@@ -276,9 +314,18 @@ static struct hwtap_map_node *_hwtap_map_insert_new(struct hwtap_context_base *b
 		*_hwtap_node_long(m, n) = 0;
 	else if (m->value == HWTAP_STRING)
 		_hwtap_node_str(m, n)[0] = '\0';
+	else
+		memset(_hwtap_node_stat(m, n), 0, m->stats->size);
 	list_move_tail(&n->list, &m->live);
 	hlist_add_head(&n->hash, &m->table[h]);
 	return n;
+}
+
+static struct hwtap_map_node *_hwtap_map_insert_new(struct hwtap_context_base *b,
+						    struct hwtap_map *m,
+						    const union hwtap_key *k)
+{
+	return _hwtap_map_insert_hashed(b, m, _hwtap_map_hash(m, k), k);
 }
 
 static struct hwtap_map_node *_hwtap_map_insert(struct hwtap_context_base *b,
@@ -287,61 +334,6 @@ static struct hwtap_map_node *_hwtap_map_insert(struct hwtap_context_base *b,
 	struct hwtap_map_node *n = _hwtap_map_find(m, k);
 
 	return n ? n : _hwtap_map_insert_new(b, m, k);
-}
-
-/* A lookup that other CPUs' inserts may meet: they publish nodes with release order. */
-static struct hwtap_map_node *_hwtap_map_find_shared(const struct hwtap_map *m,
-						     const union hwtap_key *k)
-{
-	struct hwtap_map_node *n;
-
-	hlist_for_each_entry_rcu(n, &m->table[_hwtap_map_hash(m, k)], hash, true)
-		if (_hwtap_keys_eq(m, n, k))
-			return n;
-	return NULL;
-}
-
-/* _hwtap_map_insert() for a handler that holds the map's lock shared (a statistics array
- * that does not wrap). NULL when the map is full (an error recorded) or when the insert
- * lock stayed busy (the hit counted as skipped). */
-static struct hwtap_map_node *_hwtap_map_insert_shared(struct hwtap_context_base *b,
-						       struct hwtap_map *m,
-						       const union hwtap_key *k)
-{
-	struct hwtap_map_node *n = _hwtap_map_find_shared(m, k);
-	u32 h;
-	int i;
-
-	if (likely(n))
-		return n;
-	if (!_hwtap_retry(arch_spin_trylock(&m->insert_lock))) {
-		_hwtap_skip_counted();
-		return NULL;
-	}
-	/* another CPU may have inserted it meanwhile */
-	n = _hwtap_map_find_shared(m, k);
-	if (n)
-		goto out;
-	if (list_empty(&m->free)) {
-		_hwtap_errorf(b, "array '%s' is full (MAXMAPENTRIES %u)", m->name,
-			      m->max_entries);
-		goto out;
-	}
-	n = list_first_entry(&m->free, struct hwtap_map_node, list);
-	for (i = 0; i < m->nkeys; i++) {
-		if (_hwtap_key_is_str(m, i))
-			strscpy(_hwtap_node_key_str(m, n, i), k[i].s, MAXSTRINGLEN);
-		else
-			*_hwtap_node_key_long(m, n, i) = k[i].n;
-	}
-	m->count++;
-	list_move_tail(&n->list, &m->live);
-	h = _hwtap_map_hash(m, k);
-	/* the keys above are visible before the node is */
-	hlist_add_head_rcu(&n->hash, &m->table[h]);
-out:
-	arch_spin_unlock(&m->insert_lock);
-	return n;
 }
 
 static void _hwtap_map_delete(struct hwtap_map *m, const union hwtap_key *k)
@@ -366,8 +358,8 @@ static bool _hwtap_slice_match(const struct hwtap_map *m, struct hwtap_map_node 
 {
 	int i;
 
-	for (i = 0; i < m->nkeys; i++)
-		if (!(any & (1u << i)) && !_hwtap_key_eq(m, n, i, &k[i]))
+	for (i = 0; i < m->keys.n; i++)
+		if (!(any & (1u << i)) && !_hwtap_key_eq(m->keys, n, i, &k[i]))
 			return false;
 	return true;
 }
@@ -451,7 +443,7 @@ static bool _hwtap_sort_is_str(const struct hwtap_foreach *fe)
 	const struct hwtap_map *m = fe->map;
 
 	if (fe->sort_key > 0)
-		return _hwtap_key_is_str(m, fe->sort_key - 1);
+		return _hwtap_key_is_str(m->keys, fe->sort_key - 1);
 	return m->value == HWTAP_STRING;
 }
 
@@ -475,7 +467,7 @@ static void _hwtap_sort_key(struct hwtap_foreach *fe, struct hwtap_sort_item *it
 	struct hwtap_map *m = fe->map;
 	int k = fe->sort_key - 1;
 
-	if (k >= 0 && _hwtap_key_is_str(m, k))
+	if (k >= 0 && _hwtap_key_is_str(m->keys, k))
 		it->key.s = _hwtap_node_key_str(m, it->node, k);
 	else if (k >= 0)
 		it->key.n = *_hwtap_node_key_long(m, it->node, k);
@@ -483,8 +475,8 @@ static void _hwtap_sort_key(struct hwtap_foreach *fe, struct hwtap_sort_item *it
 		it->key.s = _hwtap_node_str(m, it->node);
 	else if (m->value == HWTAP_LONG)
 		it->key.n = *_hwtap_node_long(m, it->node);
-	else
-		it->key.n = _hwtap_stat_sort_value(m->stats, it->node->index, fe->sort_agg);
+	else	/* a statistics array's merge (pmap.h) */
+		it->key.n = _hwtap_stat_extract(_hwtap_node_stat(m, it->node), fe->sort_agg);
 }
 
 /* Sorts the snapshot. An ordinary array's live list then follows the sorted order, as
@@ -515,6 +507,7 @@ static bool _hwtap_foreach_start(struct hwtap_context_base *b, struct hwtap_fore
 		return false;
 	}
 	fe->owner = b->nesting;
+	fe->map->sorting++;
 	list_for_each_entry(n, &fe->map->live, list) {
 		fe->items[i].node = n;
 		fe->items[i].pos = i;
@@ -529,8 +522,10 @@ static bool _hwtap_foreach_start(struct hwtap_context_base *b, struct hwtap_fore
 /* At the end of the loop, and when the frame that started it leaves by goto out. */
 static inline void _hwtap_foreach_end(struct hwtap_context_base *b, struct hwtap_foreach *fe)
 {
-	if (fe->owner == b->nesting)
-		fe->owner = HWTAP_FOREACH_FREE;
+	if (fe->owner != b->nesting)
+		return;
+	fe->owner = HWTAP_FOREACH_FREE;
+	fe->map->sorting--;
 }
 
 #endif /* HWTAP_MAP_H */

@@ -3,12 +3,12 @@
  * stat.h - statistics: `s <<< v' on global scalars and statistics array elements, the
  * extractors @count @sum @min @max @avg @variance, @hist_log and @hist_linear.
  *
- * Values accumulate per CPU (struct hwtap_stats: for each possible CPU, one slot per
- * statistic, a slot being a struct hwtap_stat and its histogram buckets); a read merges
- * the CPUs into the agg slot. `s <<< v' on a scalar holds the variable's lock shared
- * (handlers on other CPUs add into their own slots meanwhile); a read, and `<<<' into an
- * array element (which may add a key), hold it exclusive (lang.h, translate_locks.c), so
- * the merge sees no half-made update and agg is one per variable.
+ * Values accumulate per CPU, each CPU's in records of its own (struct hwtap_stat and its
+ * histogram buckets): a global scalar has one record per possible CPU here; a statistics
+ * array keeps its records in the nodes of its per-CPU maps (pmap.h). `s <<< v' writes
+ * its own CPU's record only, under its CPU's part of the variable's lock (lang.h); a read
+ * merges the CPUs into the agg record, under every CPU's part, so agg is one per
+ * variable.
  *
  * The arithmetic is SystemTap's (its runtime/stat-common.c, stat.c and map.c), integer
  * only, so that results agree to the last digit: Welford's running variance per CPU,
@@ -25,6 +25,7 @@
 #include <linux/mm.h>
 #include <linux/numa.h>
 #include <linux/overflow.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -47,39 +48,59 @@ struct hwtap_stat {
 	int64_t hist[];
 };
 
-struct hwtap_stats {
-	/* set by the generated code */
-	const char *name;
+/* What a statistic keeps besides count, sum, min and max. The script fixes it, so the
+ * generated code passes it to the add path by value, as a constant, and each add compiles
+ * to what its statistic needs alone. */
+struct hwtap_stat_shape {
 	u8 hist_type;			/* enum hwtap_hist_type */
 	int64_t start, stop, interval;	/* @hist_linear(s, start, stop, interval) */
 	int shift;			/* @variance(s, shift) */
 	bool variance;			/* the script reads @variance: track it */
-	u32 slots;			/* 1 for a scalar; an array's max_entries */
-	/* set by _hwtap_stats_alloc() */
-	int buckets;
-	size_t slot_size;
-	void **cpu;			/* per possible CPU: slots of slot_size bytes */
-	struct hwtap_stat *agg;
 };
 
-static int _hwtap_stats_buckets(const struct hwtap_stats *st)
+struct hwtap_stats {
+	/* set by the generated code */
+	const char *name;
+	struct hwtap_stat_shape shape;
+	bool per_cpu;			/* a scalar: its records are here */
+	/* set by _hwtap_stats_alloc() */
+	int buckets;
+	size_t size;			/* of a record with its buckets */
+	struct hwtap_stat * __percpu *cpu;	/* a scalar's record on each possible CPU */
+	struct hwtap_stat *agg;		/* what a read merged */
+};
+
+/* Where a CPU's records go: its memory node, when it is online to say. */
+static int _hwtap_cpu_node(int cpu)
 {
-	if (st->hist_type == HWTAP_HIST_LOG)
+	return cpu_online(cpu) ? cpu_to_node(cpu) : NUMA_NO_NODE;
+}
+
+static __always_inline int _hwtap_shape_buckets(struct hwtap_stat_shape sh)
+{
+	if (sh.hist_type == HWTAP_HIST_LOG)
 		return HWTAP_HIST_LOG_BUCKETS;
-	if (st->hist_type == HWTAP_HIST_LINEAR)	/* with underflow and overflow */
-		return div64_s64(st->stop - st->start, st->interval) + 3;
+	if (sh.hist_type == HWTAP_HIST_LINEAR)	/* with underflow and overflow */
+		return div64_s64(sh.stop - sh.start, sh.interval) + 3;
 	return 0;
+}
+
+/* The size of a record: an array's map nodes hold one each. */
+static size_t _hwtap_stats_size(struct hwtap_stats *st)
+{
+	st->buckets = _hwtap_shape_buckets(st->shape);
+	st->size = sizeof(struct hwtap_stat) + st->buckets * sizeof(int64_t);
+	return st->size;
 }
 
 static void _hwtap_stats_free(struct hwtap_stats *st)
 {
 	int cpu;
 
-	if (!st || !st->cpu)
-		return;
-	for_each_possible_cpu(cpu)
-		kvfree(st->cpu[cpu]);
-	kfree(st->cpu);
+	if (st->cpu)
+		for_each_possible_cpu(cpu)
+			kvfree(*per_cpu_ptr(st->cpu, cpu));
+	free_percpu(st->cpu);
 	kvfree(st->agg);
 	st->cpu = NULL;
 	st->agg = NULL;
@@ -90,19 +111,21 @@ static int _hwtap_stats_alloc(struct hwtap_stats *st)
 {
 	int cpu;
 
-	st->buckets = _hwtap_stats_buckets(st);
-	st->slot_size = sizeof(struct hwtap_stat) + st->buckets * sizeof(int64_t);
-	st->cpu = kcalloc(nr_cpu_ids, sizeof(*st->cpu), GFP_KERNEL);
-	st->agg = kvzalloc(st->slot_size, GFP_KERNEL);
-	if (!st->cpu || !st->agg)
+	_hwtap_stats_size(st);
+	st->agg = kvzalloc(st->size, GFP_KERNEL);
+	if (!st->agg)
+		goto fail;
+	if (!st->per_cpu)
+		return 0;
+	st->cpu = alloc_percpu(struct hwtap_stat *);
+	if (!st->cpu)
 		goto fail;
 	for_each_possible_cpu(cpu) {
-		int node = cpu_online(cpu) ? cpu_to_node(cpu) : NUMA_NO_NODE;
+		struct hwtap_stat *sd = kvzalloc_node(st->size, GFP_KERNEL, _hwtap_cpu_node(cpu));
 
-		st->cpu[cpu] = kvzalloc_node(array_size(st->slots, st->slot_size), GFP_KERNEL,
-					     node);
-		if (!st->cpu[cpu])
+		if (!sd)
 			goto fail;
+		*per_cpu_ptr(st->cpu, cpu) = sd;
 	}
 	return 0;
 fail:
@@ -110,10 +133,15 @@ fail:
 	return -ENOMEM;
 }
 
-static inline struct hwtap_stat *_hwtap_stat_at(const struct hwtap_stats *st, int cpu,
-						u32 slot)
+static inline struct hwtap_stat *_hwtap_stat_cpu(const struct hwtap_stats *st, int cpu)
 {
-	return (struct hwtap_stat *)((char *)st->cpu[cpu] + slot * st->slot_size);
+	return *per_cpu_ptr(st->cpu, cpu);
+}
+
+/* A scalar's record on this CPU, which the caller cannot leave. */
+static __always_inline struct hwtap_stat *_hwtap_stat_this_cpu(const struct hwtap_stats *st)
+{
+	return this_cpu_read(*st->cpu);
 }
 
 /* SystemTap's _stp_div64: x / 0 is 0, x / -1 cannot trap. */
@@ -141,48 +169,46 @@ static inline int _hwtap_log_bucket(int64_t v)
 	return HWTAP_HIST_LOG_BUCKETS - (HWTAP_HIST_LOG_BUCKET0 + fls64(0 - (u64)v));
 }
 
-static inline int _hwtap_linear_bucket(const struct hwtap_stats *st, int64_t v)
+static __always_inline int _hwtap_linear_bucket(struct hwtap_stat_shape sh, int64_t v)
 {
+	int last = _hwtap_shape_buckets(sh) - 1;
 	u64 b;
 
-	v -= st->start;
+	v -= sh.start;
 	if (v < 0)
 		return 0;				/* underflow */
-	b = div64_u64((u64)v, st->interval) + 1;
-	return b >= st->buckets - 1 ? st->buckets - 1 : b;	/* overflow */
+	b = div64_u64((u64)v, sh.interval) + 1;
+	return b >= last ? last : b;		/* overflow */
 }
 
-static inline void _hwtap_stat_hist_add(const struct hwtap_stats *st, struct hwtap_stat *sd,
-					int64_t v)
+static __always_inline void _hwtap_stat_hist_add(struct hwtap_stat_shape sh,
+						 struct hwtap_stat *sd, int64_t v)
 {
-	if (st->hist_type == HWTAP_HIST_LOG)
+	if (sh.hist_type == HWTAP_HIST_LOG)
 		sd->hist[_hwtap_log_bucket(v)]++;
-	else if (st->hist_type == HWTAP_HIST_LINEAR)
-		sd->hist[_hwtap_linear_bucket(st, v)]++;
+	else if (sh.hist_type == HWTAP_HIST_LINEAR)
+		sd->hist[_hwtap_linear_bucket(sh, v)]++;
 }
 
 /* Welford's update, as SystemTap's __stp_stat_add, delta cut to int as there. */
-static inline void _hwtap_stat_variance_add(const struct hwtap_stats *st,
-					    struct hwtap_stat *sd, int64_t v)
+static inline void _hwtap_stat_variance_add(int shift, struct hwtap_stat *sd, int64_t v)
 {
-	int delta = _hwtap_shl(v, st->shift) - sd->avg_s;
+	int delta = _hwtap_shl(v, shift) - sd->avg_s;
 
 	sd->avg_s += _hwtap_div64(delta, sd->count);
-	sd->m2 += delta * (_hwtap_shl(v, st->shift) - sd->avg_s);
+	sd->m2 += delta * (_hwtap_shl(v, shift) - sd->avg_s);
 	sd->variance_s = _hwtap_div64(sd->m2, sd->count - 1);
 }
 
-/* s <<< v on this CPU; the caller holds the variable's lock, at least shared, on a CPU
- * it cannot leave. */
-static __always_inline void _hwtap_stat_add(const struct hwtap_stats *st, u32 slot,
-					    int64_t v)
+/* s <<< v into this CPU's record sd of a statistic of shape sh (a constant from the
+ * generated code); the caller holds this CPU's part of the variable's lock. */
+static __always_inline void _hwtap_stat_add(struct hwtap_stat_shape sh,
+					    struct hwtap_stat *sd, int64_t v)
 {
-	struct hwtap_stat *sd = _hwtap_stat_at(st, raw_smp_processor_id(), slot);
-
 	if (sd->count == 0) {
 		sd->count = 1;
 		sd->sum = sd->min = sd->max = v;
-		sd->avg_s = _hwtap_shl(v, st->shift);
+		sd->avg_s = _hwtap_shl(v, sh.shift);
 		sd->m2 = 0;
 	} else {
 		sd->count++;
@@ -191,19 +217,19 @@ static __always_inline void _hwtap_stat_add(const struct hwtap_stats *st, u32 sl
 			sd->max = v;
 		if (v < sd->min)
 			sd->min = v;
-		if (st->variance)
-			_hwtap_stat_variance_add(st, sd, v);
+		if (sh.variance)
+			_hwtap_stat_variance_add(sh.shift, sd, v);
 	}
-	_hwtap_stat_hist_add(st, sd, v);
+	_hwtap_stat_hist_add(sh, sd, v);
 }
 
-/* A deleted statistic, on every CPU. */
-static void _hwtap_stats_clear(const struct hwtap_stats *st, u32 slot)
+/* delete s: a scalar, on every CPU. */
+static void _hwtap_stats_clear(const struct hwtap_stats *st)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		memset(_hwtap_stat_at(st, cpu, slot), 0, st->slot_size);
+		memset(_hwtap_stat_cpu(st, cpu), 0, st->size);
 }
 
 static void _hwtap_stat_sum_into(const struct hwtap_stats *st, struct hwtap_stat *agg,
@@ -235,18 +261,18 @@ static struct hwtap_stat *_hwtap_stat_merge(const struct hwtap_stats *st, bool h
 	int64_t s1 = 0, s2 = 0;
 	int cpu;
 
-	memset(agg, 0, hist ? st->slot_size : sizeof(*agg));
+	memset(agg, 0, hist ? st->size : sizeof(*agg));
 	for_each_possible_cpu(cpu) {
-		const struct hwtap_stat *sd = _hwtap_stat_at(st, cpu, 0);
+		const struct hwtap_stat *sd = _hwtap_stat_cpu(st, cpu);
 
 		if (sd->count)
 			_hwtap_stat_sum_into(st, agg, sd, hist);
 	}
-	if (!st->variance)
+	if (!st->shape.variance)
 		return agg;
-	agg->avg_s = _hwtap_div64(_hwtap_shl(agg->sum, st->shift), agg->count);
+	agg->avg_s = _hwtap_div64(_hwtap_shl(agg->sum, st->shape.shift), agg->count);
 	for_each_possible_cpu(cpu) {
-		const struct hwtap_stat *sd = _hwtap_stat_at(st, cpu, 0);
+		const struct hwtap_stat *sd = _hwtap_stat_cpu(st, cpu);
 
 		if (!sd->count)
 			continue;
@@ -254,8 +280,15 @@ static struct hwtap_stat *_hwtap_stat_merge(const struct hwtap_stats *st, bool h
 		s2 += (sd->count - 1) * sd->variance_s;
 	}
 	agg->variance_s = _hwtap_div64(s1 + s2, agg->count - 1);
-	agg->variance = agg->variance_s >> (2 * st->shift);
+	agg->variance = agg->variance_s >> (2 * st->shape.shift);
 	return agg;
+}
+
+/* An array element's merge starts empty, in agg. */
+static struct hwtap_stat *_hwtap_stat_merge_start(const struct hwtap_stats *st, bool hist)
+{
+	memset(st->agg, 0, hist ? st->size : sizeof(*st->agg));
+	return st->agg;
 }
 
 /* One more CPU's share of an array element: SystemTap's _new_map_copy_stat(). */
@@ -265,48 +298,20 @@ static void _hwtap_stat_merge_pair(const struct hwtap_stats *st, struct hwtap_st
 	int64_t count = agg->count, avg_s = agg->avg_s, var_s = agg->variance_s;
 
 	_hwtap_stat_sum_into(st, agg, sd, hist);
-	if (!st->variance)
+	if (!st->shape.variance)
 		return;
 	if (count == 0) {
 		agg->avg_s = sd->avg_s;
 		agg->variance_s = sd->variance_s;
 	} else {
-		agg->avg_s = _hwtap_div64(_hwtap_shl(agg->sum, st->shift), agg->count);
+		agg->avg_s = _hwtap_div64(_hwtap_shl(agg->sum, st->shape.shift), agg->count);
 		agg->variance_s = _hwtap_div64(_hwtap_sq_dev(count, avg_s, agg->avg_s) +
 					       (count - 1) * var_s +
 					       _hwtap_sq_dev(sd->count, sd->avg_s, agg->avg_s) +
 					       (sd->count - 1) * sd->variance_s,
 					       agg->count - 1);
 	}
-	agg->variance = agg->variance_s >> (2 * st->shift);
-}
-
-/* An element of a statistics array. */
-static struct hwtap_stat *_hwtap_stat_merge_elem(const struct hwtap_stats *st, u32 slot,
-						 bool hist)
-{
-	struct hwtap_stat *agg = st->agg;
-	int cpu;
-
-	memset(agg, 0, hist ? st->slot_size : sizeof(*agg));
-	for_each_possible_cpu(cpu) {
-		const struct hwtap_stat *sd = _hwtap_stat_at(st, cpu, slot);
-
-		if (sd->count)
-			_hwtap_stat_merge_pair(st, agg, sd, hist);
-	}
-	return agg;
-}
-
-/* The merged statistic: slot -1 is a scalar, -2 an array element that does not exist
- * (NULL), others an element. */
-static struct hwtap_stat *_hwtap_stat_get(const struct hwtap_stats *st, long slot, bool hist)
-{
-	if (slot == -1)
-		return _hwtap_stat_merge(st, hist);
-	if (slot < 0)
-		return NULL;
-	return _hwtap_stat_merge_elem(st, slot, hist);
+	agg->variance = agg->variance_s >> (2 * st->shape.shift);
 }
 
 static int64_t _hwtap_stat_extract(const struct hwtap_stat *sd, u8 op)
@@ -321,12 +326,10 @@ static int64_t _hwtap_stat_extract(const struct hwtap_stat *sd, u8 op)
 	}
 }
 
-/* @count(s) ...: @count and @sum of nothing are 0, the others an error. */
-static int64_t _hwtap_stat_op(struct hwtap_context_base *b, const struct hwtap_stats *st,
-			      long slot, u8 op)
+/* @count(s) ... of a merged statistic, NULL for an array element that exists on no CPU:
+ * @count and @sum of nothing are 0, the others an error. */
+static int64_t _hwtap_stat_op(struct hwtap_context_base *b, const struct hwtap_stat *sd, u8 op)
 {
-	const struct hwtap_stat *sd = _hwtap_stat_get(st, slot, false);
-
 	if (op == HWTAP_OP_COUNT || op == HWTAP_OP_SUM)
 		return sd ? _hwtap_stat_extract(sd, op) : 0;
 	if (!sd || sd->count == 0) {
@@ -334,12 +337,6 @@ static int64_t _hwtap_stat_op(struct hwtap_context_base *b, const struct hwtap_s
 		return 0;
 	}
 	return _hwtap_stat_extract(sd, op);
-}
-
-/* What foreach sorts a statistics array element by (default @count, as SystemTap). */
-static int64_t _hwtap_stat_sort_value(const struct hwtap_stats *st, u32 slot, u8 op)
-{
-	return _hwtap_stat_extract(_hwtap_stat_merge_elem(st, slot, false), op);
 }
 
 #endif /* HWTAP_STAT_H */

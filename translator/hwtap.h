@@ -274,7 +274,7 @@ typedef struct Param {
 } Param;
 
 /* How a handler locks a global (translate_locks.c): ordered, the stronger last. */
-typedef enum { LOCK_NONE, LOCK_READ, LOCK_WRITE } LockMode;
+typedef enum { LOCK_NONE, LOCK_ADD, LOCK_READ, LOCK_WRITE } LockMode;
 
 struct Function {
 	char *name;

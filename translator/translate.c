@@ -17,6 +17,7 @@
  */
 #include "translate.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,10 +57,51 @@ char *tr_c_string(const char *s, size_t len)
 	return sb.buf;
 }
 
-static const char *where(Node *n)
+/* How SystemTap's runtime errors name a place: the token there as its lexer names it
+ * ("operator '/'", "identifier 'x'", "keyword"), then " at FILE:LINE:COL". As a C
+ * string literal. */
+char *tr_place(Token *tok)
 {
-	char *at = xformat("%s:%d:%d", n->tok->file->name, n->tok->line, n->tok->col);
-	return tr_c_string(at, strlen(at));
+	const char *kind = tok->kind == TK_IDENT ? (tok_is_keyword(tok) ? NULL : "identifier") :
+			   tok->kind == TK_TARGET || tok->kind == TK_ARG ? "identifier" :
+			   tok->kind == TK_PUNCT || tok->kind == TK_AT ? "operator" :
+			   tok->kind == TK_NUM ? "number" : tok->kind == TK_STR ? "string" :
+			   tok->kind == TK_EMBEDDED ? NULL : "unknown token";
+	StrBuf sb = {0};
+	sb_puts(&sb, kind ? kind : tok->kind == TK_EMBEDDED ? "embedded-code" : "keyword");
+	if (kind) {
+		const char *text = tok->kind == TK_STR ? tok->str : tok->pos;
+		size_t len = tok->kind == TK_STR ? tok->str_len : (size_t)tok->len;
+		sb_puts(&sb, " '");
+		for (size_t i = 0; i < len; i++)
+			sb_putc(&sb, isprint((unsigned char)text[i]) ? text[i] : '?');
+		sb_putc(&sb, '\'');
+	}
+	sb_printf(&sb, " at %s:%d:%d", tok->file->name, tok->line, tok->col);
+	return tr_c_string(sb.buf, sb.len);
+}
+
+/* The way out of an expression after its runtime error, the error's place at tok. */
+char *tr_fail_at(Token *tok)
+{
+	return xformat("{ c->base.last_stmt = %s; goto fail; }", tr_place(tok));
+}
+
+/* One action of the MAXACTION budget, for a statement or a loop's round at tok. */
+void tr_action(Gen *g, Token *tok)
+{
+	tr_line(g, "if (unlikely(!_hwtap_action(&c->base, 1))) { c->base.last_stmt = %s; "
+		"goto out; }", tr_place(tok));
+}
+
+/* Where a loop's round counts against MAXACTION: SystemTap charges a round together with
+ * its body's statements, at the body's last statement (at the loop for an empty body). */
+Token *tr_round_place(Node *loop)
+{
+	Node *last = loop->body;
+	while (last && last->kind == N_BLOCK)
+		last = last->args.len ? last->args.data[last->args.len - 1] : NULL;
+	return last && last->kind != N_NULL ? last->tok : loop->tok;
 }
 
 /* A new string temporary of the current frame. */
@@ -97,14 +139,16 @@ static void lvalue(Gen *g, StrBuf *sb, Node *n)
 
 /* ---- expressions ------------------------------------------------------------------------ */
 
-char *tr_binary_op(const char *op, const char *a, const char *b)
+/* a op b; a division by 0 is an error at tok (SystemTap: the operator of a / b, the
+ * right side of a /= b) */
+char *tr_binary_op(const char *op, const char *a, const char *b, Token *tok)
 {
 	if (!strcmp(op, "/") || !strcmp(op, "%")) {
 		/* x / 0 is an error; INT64_MIN / -1 would trap */
 		return xformat("({ int64_t __l = (%s), __r = (%s); if (unlikely(__r == 0)) { "
-			       "_hwtap_error(&c->base, \"division by 0\"); goto fail; } __r == -1 ? "
-			       "%s : __l %s __r; })", a, b, op[0] == '/' ? "(int64_t)(0 - "
-			       "(uint64_t)__l)" : "0", op);
+			       "_hwtap_error(&c->base, \"division by 0\"); %s } __r == -1 ? "
+			       "%s : __l %s __r; })", a, b, tr_fail_at(tok), op[0] == '/' ?
+			       "(int64_t)(0 - (uint64_t)__l)" : "0", op);
 	}
 	if (!strcmp(op, "<<") || !strcmp(op, ">>"))
 		return xformat("({ int64_t __l = (%s), __r = (%s); (int64_t)(__l %s (__r & 63)); })",
@@ -121,7 +165,7 @@ static void binary_long(Gen *g, StrBuf *sb, Node *n)
 	StrBuf a = {0}, b = {0};
 	tr_expr(g, &a, n->lhs);
 	tr_expr(g, &b, n->rhs);
-	sb_puts(sb, tr_binary_op(n->op, a.buf, b.buf));
+	sb_puts(sb, tr_binary_op(n->op, a.buf, b.buf, n->tok));
 }
 
 static int perf_counter_index(Session *s, const char *name);
@@ -183,11 +227,15 @@ static void call(Gen *g, StrBuf *sb, Node *n)
 			sb_printf(&copy, "__f->l_%s = __a%d; ", p->name, i);
 		}
 	}
+	/* SystemTap names the function's own name for MAXNESTING, the call for what embedded
+	 * C reports; a script function's errors name their own places */
+	bool embedded = f->body && f->body->kind == N_EMBEDDED;
 	sb_printf(sb, "({ %sstruct function_%s_frame *__f; if (unlikely(c->base.nesting + 1 >= "
-		  "MAXNESTING)) { _hwtap_error(&c->base, \"MAXNESTING exceeded\"); goto fail; } "
+		  "MAXNESTING)) { _hwtap_error(&c->base, \"MAXNESTING exceeded\"); %s } "
 		  "__f = &c->frames[c->base.nesting + 1].f_%s; %sc->base.nesting++; "
-		  "function_%s(c); c->base.nesting--; if (unlikely(c->base.last_error)) goto fail; ",
-		  pre.buf ? pre.buf : "", fn, fn, copy.buf ? copy.buf : "", fn);
+		  "function_%s(c); c->base.nesting--; if (unlikely(c->base.last_error)) %s ",
+		  pre.buf ? pre.buf : "", fn, tr_fail_at(f->tok), fn, copy.buf ? copy.buf : "", fn,
+		  embedded ? tr_fail_at(n->tok) : "goto fail;");
 	if (!f->has_value)
 		sb_puts(sb, "0; })");
 	else if (f->rtype == TY_STRING)
@@ -334,7 +382,7 @@ static void builtin(Gen *g, StrBuf *sb, Node *n, const Builtin *b)
 {
 	StrBuf fmt = {0}, args = {0};
 	if (b->min_args >= 0 && n->args.len == 1 && ((Node *)n->args.data[0])->type == TY_HIST) {
-		stat_hist_print(g, sb, n->args.data[0], b->returns_string);
+		stat_hist_print(g, sb, n->args.data[0], b->returns_string, n->tok);
 		return;
 	}
 	StrBuf outer = g->pre;
@@ -383,7 +431,7 @@ static void assign(Gen *g, StrBuf *sb, Node *n)
 	}
 	/* x op= y is x = x op y, with tr_binary_op's checks */
 	char *op = xstrndup(n->op, strlen(n->op) - 1);
-	sb_printf(sb, "(%s = %s)", lv.buf, tr_binary_op(op, lv.buf, rv.buf));
+	sb_printf(sb, "(%s = %s)", lv.buf, tr_binary_op(op, lv.buf, rv.buf, n->rhs->tok));
 }
 
 static bool is_ras(Probe *p);
@@ -556,10 +604,11 @@ void tr_expr(Gen *g, StrBuf *sb, Node *n)
 /* ---- statements ------------------------------------------------------------------------- */
 
 
+/* A statement's share of MAXACTION; as in SystemTap, errors set their place only when
+ * they happen, so a statement costs no store. */
 static void stmt_header(Gen *g, Node *n)
 {
-	tr_line(g, "c->base.last_stmt = %s;", where(n));
-	tr_line(g, "if (unlikely(!_hwtap_action(&c->base, 1))) goto out;");
+	tr_action(g, n->tok);
 }
 
 static void block(Gen *g, Node *n)
@@ -648,7 +697,7 @@ void tr_stmt(Gen *g, Node *n)
 		tr_line(g, "for (%s; %s; %s) {", init.buf ? xformat("(void)(%s)", init.buf) : "",
 		     cond.buf ? cond.buf : "", inc.buf ? xformat("(void)(%s)", inc.buf) : "");
 		g->indent++;
-		tr_line(g, "if (unlikely(!_hwtap_action(&c->base, 1))) goto out;");
+		tr_action(g, tr_round_place(n));
 		tr_stmt(g, n->body);
 		g->indent--;
 		tr_line(g, "}");
@@ -882,7 +931,7 @@ static void probe_handler(Gen *g, Probe *p, int index, StrBuf *frames)
 		if (!modes[i])
 			continue;
 		Global *gl = g->s->globals.data[i];
-		const char *how = modes[i] == LOCK_WRITE ? "write" : "read";
+		const char *how = lock_how(gl, modes[i]);
 		tr_line(g, "if (unlikely(!_hwtap_%s_trylock(&glock_%s)))", how, gl->name);
 		tr_line(g, "\tgoto skip_%d;", taken.len);
 		vec_push(&taken, xformat("_hwtap_%s_unlock(&glock_%s);", how, gl->name));
@@ -1267,9 +1316,14 @@ static void globals(Gen *g, Session *s)
 			     init.buf ? init.buf : "");
 	}
 	tr_line(g, "%s", "");
-	for (int i = 0; i < s->globals.len; i++)
-		tr_line(g, "static hwtap_lock_t glock_%s __maybe_unused = HWTAP_LOCK_INIT;",
-			((Global *)s->globals.data[i])->name);
+	for (int i = 0; i < s->globals.len; i++) {
+		Global *gl = s->globals.data[i];
+		if (gl->sym->type == TY_STATS)
+			stat_lock_declare(g, gl);
+		else
+			tr_line(g, "static hwtap_lock_t glock_%s __maybe_unused = HWTAP_LOCK_INIT;",
+				gl->name);
+	}
 	tr_line(g, "%s", "");
 }
 
@@ -1407,7 +1461,7 @@ static void prologue(Gen *g, Session *s, const char *name)
 		tr_line(g, "#include <%s>", kernel_headers[i]);
 	tr_line(g, "#include \"runtime/session.h\"");
 	tr_line(g, "#include \"runtime/lang.h\"");
-	tr_line(g, "#include \"runtime/map.h\"");
+	tr_line(g, "#include \"runtime/pmap.h\"");
 	tr_line(g, "#include \"runtime/hist.h\"");
 	int nperf = perf_count(s);
 	if (nperf) {

@@ -39,8 +39,13 @@ void tr_unsupported(Node *n, const char *what);
 char *tr_c_string(const char *s, size_t len);
 char *tr_temp(Gen *g);                     /* a new string temporary of the frame */
 char *tr_var_ref(Symbol *sym);             /* g_NAME or l->l_NAME */
-/* lhs op rhs on longs, as C: SystemTap's wrapping and division checks */
-char *tr_binary_op(const char *op, const char *lhs, const char *rhs);
+/* lhs op rhs on longs, as C: SystemTap's wrapping and division checks (an error at tok) */
+char *tr_binary_op(const char *op, const char *lhs, const char *rhs, Token *tok);
+/* Runtime errors name places as SystemTap's do: "operator '/' at F:L:C" */
+char *tr_place(Token *tok);                /* that, as a C string literal */
+char *tr_fail_at(Token *tok);              /* { set the place; goto fail; } */
+void tr_action(Gen *g, Token *tok);        /* a MAXACTION check, the place tok */
+Token *tr_round_place(Node *loop);         /* the place of a loop round's MAXACTION */
 bool tr_has_side_effects(Node *n);
 
 /* ---- translate_array.c ------------------------------------------------------------------ */
@@ -49,7 +54,8 @@ void arr_declare(Gen *g, Global *gl);
 /* Computes keys into `union hwtap_key __k[N]' in pre; strings are copied when copy_all
  * or a later key has side effects. Sets *any to the '*' keys' bits. */
 void arr_keys(Gen *g, StrBuf *pre, Vec *args, Symbol *sym, bool copy_all, unsigned *any);
-char *arr_map(Symbol *sym);                /* &g_NAME */
+char *arr_keys_desc(Symbol *sym);          /* a struct hwtap_keys initializer */
+char *arr_map(Symbol *sym);                /* &g_NAME; a statistics array's merge */
 void arr_read(Gen *g, StrBuf *sb, Node *n);
 void arr_assign(Gen *g, StrBuf *sb, Node *n);
 void arr_incdec(Gen *g, StrBuf *sb, Node *n);
@@ -60,11 +66,12 @@ void arr_foreach(Gen *g, Node *n);
 /* ---- translate_stats.c ------------------------------------------------------------------ */
 
 void stat_declare(Gen *g, Global *gl);
-char *stat_struct(Symbol *sym, const char *slots);   /* a struct hwtap_stats initializer */
+void stat_lock_declare(Gen *g, Global *gl);
+char *stat_struct(Symbol *sym, bool per_cpu);   /* a struct hwtap_stats initializer */
 void stat_add(Gen *g, StrBuf *sb, Node *n);
 void stat_op(Gen *g, StrBuf *sb, Node *n);
 void stat_delete(Gen *g, Node *n);
-void stat_hist_print(Gen *g, StrBuf *sb, Node *hist, bool to_string);
+void stat_hist_print(Gen *g, StrBuf *sb, Node *hist, bool to_string, Token *call);
 void stat_hist_index(Gen *g, StrBuf *sb, Node *n);
 void stat_hist_foreach(Gen *g, Node *n);
 
@@ -111,5 +118,6 @@ void regex_dfa_emit(StrBuf *out, const Dfa *a, const char *name);   /* hwtap_re_
 
 void lock_plan(Session *s);                      /* the functions' summaries, first */
 LockMode *probe_locks(Session *s, Probe *p);     /* per global, in s->globals order */
+const char *lock_how(Global *gl, LockMode m);    /* "read", "write", "cpu", "all" */
 
 #endif

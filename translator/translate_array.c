@@ -4,7 +4,8 @@
  * An element access computes its keys, left to right, into `union hwtap_key __k[N]'
  * (a string key points at the string; it is copied first only when something evaluated
  * after it could change it), then calls the runtime. A write that would add an element
- * to a full array records the error and leaves by `goto fail' (translate.c). Writes that read the old
+ * to a full array records the error, its place the array's name, and leaves by `goto
+ * fail' (translate.c). Writes that read the old
  * value (+=, ++, .=) compute the new one before adding the element, so an error in
  * between (a division by zero) leaves the array as it was, as in SystemTap.
  */
@@ -14,9 +15,16 @@
 
 enum { MAX_KEYS = 9 };   /* runtime/map.h's HWTAP_MAX_KEYS */
 
+/* The map: a statistics array's merge (runtime/pmap.h), which foreach walks. */
 char *arr_map(Symbol *sym)
 {
-	return xformat("&g_%s", sym->name);
+	return xformat(sym->type == TY_STATS ? "&g_%s.agg" : "&g_%s", sym->name);
+}
+
+/* The runtime's functions for the whole array: _hwtap_pmap_* for statistics. */
+static const char *arr_fn(Symbol *sym)
+{
+	return sym->type == TY_STATS ? "pmap" : "map";
 }
 
 static const char *value_kind(Symbol *sym)
@@ -24,6 +32,16 @@ static const char *value_kind(Symbol *sym)
 	if (sym->type == TY_STRING)
 		return "HWTAP_STRING";
 	return sym->type == TY_STATS ? "HWTAP_STATS" : "HWTAP_LONG";
+}
+
+/* Its struct hwtap_keys: how many keys, which are strings. */
+char *arr_keys_desc(Symbol *sym)
+{
+	unsigned strings = 0;
+	for (int i = 0; i < sym->arity; i++)
+		if (sym->key_types[i] == TY_STRING)
+			strings |= 1u << i;
+	return xformat("{ .n = %d, .strings = 0x%x }", sym->arity, strings);
 }
 
 void arr_declare(Gen *g, Global *gl)
@@ -34,22 +52,23 @@ void arr_declare(Gen *g, Global *gl)
 			 MAX_KEYS);
 		return;
 	}
-	unsigned strings = 0;
-	for (int i = 0; i < sym->arity; i++)
-		if (sym->key_types[i] == TY_STRING)
-			strings |= 1u << i;
 	const char *max = gl->max_entries ? xformat("%lld", (long long)gl->max_entries) :
 			  "MAXMAPENTRIES";
-	const char *stats = "NULL";
+	char *map = xformat("{ .name = \"%s\", .max_entries = %s, .wrap = %s, .keys = %s, "
+			    ".value = %s, .stats = %s }", gl->name, max,
+			    gl->wrap ? "true" : "false", arr_keys_desc(sym), value_kind(sym),
+			    sym->type == TY_STATS ? xformat("&gs_%s", gl->name) : "NULL");
 	if (sym->type == TY_STATS) {
-		tr_line(g, "static struct hwtap_stats gs_%s = %s;", gl->name, stat_struct(sym, max));
-		stats = xformat("&gs_%s", gl->name);
+		tr_line(g, "static struct hwtap_stats gs_%s = %s;", gl->name,
+			stat_struct(sym, false));
+		tr_line(g, "static struct hwtap_pmap g_%s = { .agg = %s };", gl->name, map);
+		sb_printf(&g->alloc, "\tif (_hwtap_pmap_alloc(&g_%s))\n\t\tgoto fail;\n",
+			  gl->name);
+		sb_printf(&g->release, "\t_hwtap_pmap_free(&g_%s);\n", gl->name);
+		return;
 	}
-	tr_line(g, "static struct hwtap_map g_%s = { .name = \"%s\", .max_entries = %s, "
-		".wrap = %s, .nkeys = %d, .string_keys = 0x%x, .value = %s, .stats = %s };",
-		gl->name, gl->name, max, gl->wrap ? "true" : "false", sym->arity, strings,
-		value_kind(sym), stats);
-	sb_printf(&g->alloc, "\tif (_hwtap_map_alloc(&g_%s))\n\t\tgoto fail;\n", gl->name);
+	tr_line(g, "static struct hwtap_map g_%s = %s;", gl->name, map);
+	sb_printf(&g->alloc, "\tif (_hwtap_map_alloc(&g_%s, -1))\n\t\tgoto fail;\n", gl->name);
 	sb_printf(&g->release, "\t_hwtap_map_free(&g_%s);\n", gl->name);
 }
 
@@ -162,11 +181,12 @@ void arr_read(Gen *g, StrBuf *sb, Node *n)
 		  n->sym->type == TY_STRING ? "str" : "long", arr_map(n->sym));
 }
 
-/* After __n = _hwtap_map_find(): the element added when it was missing. */
-static const char *add_if_missing(const char *map)
+/* After __n = _hwtap_map_find(): the element x added when it was missing (a full array
+ * is an error at x's name, as in SystemTap). */
+static const char *add_if_missing(const char *map, Node *x)
 {
 	return xformat("if (!__n) { __n = _hwtap_map_insert_new(&c->base, %s, __k); "
-		       "if (unlikely(!__n)) goto fail; } ", map);
+		       "if (unlikely(!__n)) %s } ", map, tr_fail_at(x->tok));
 }
 
 /* a[k] = v */
@@ -175,7 +195,7 @@ static void set(Gen *g, StrBuf *sb, Node *n, const char *pre, const char *v)
 	Symbol *sym = n->lhs->sym;
 	char *m = arr_map(sym);
 	const char *insert = xformat("struct hwtap_map_node *__n = _hwtap_map_insert(&c->base, "
-				     "%s, __k); if (unlikely(!__n)) goto fail; ", m);
+				     "%s, __k); if (unlikely(!__n)) %s ", m, tr_fail_at(n->lhs->tok));
 	if (sym->type != TY_STRING) {
 		sb_printf(sb, "({ %sint64_t __v = (%s); %s*_hwtap_node_long(%s, __n) = __v; __v; })",
 			  pre, v, insert, m);
@@ -205,13 +225,14 @@ void arr_assign(Gen *g, StrBuf *sb, Node *n)
 		sb_printf(sb, "({ %sconst char *__r = (%s); %sconst char *__x = _hwtap_concat(%s, "
 			  "__n ? _hwtap_node_str(%s, __n) : \"\", __r); %s_hwtap_assign_str("
 			  "_hwtap_node_str(%s, __n), __x); })", pre.buf, v.buf, find, tr_temp(g), m,
-			  add_if_missing(m), m);
+			  add_if_missing(m, n->lhs), m);
 		return;
 	}
 	char *op = xstrndup(n->op, strlen(n->op) - 1);
 	sb_printf(sb, "({ %sint64_t __rhs = (%s); %sint64_t __old = __n ? *_hwtap_node_long(%s, __n) "
 		  ": 0; int64_t __x = %s; %s*_hwtap_node_long(%s, __n) = __x; __x; })", pre.buf,
-		  v.buf, find, m, tr_binary_op(op, "__old", "__rhs"), add_if_missing(m), m);
+		  v.buf, find, m, tr_binary_op(op, "__old", "__rhs", n->rhs->tok),
+		  add_if_missing(m, n->lhs), m);
 }
 
 /* a[k]++, --a[k] ... */
@@ -225,7 +246,7 @@ void arr_incdec(Gen *g, StrBuf *sb, Node *n)
 	sb_printf(sb, "({ %sstruct hwtap_map_node *__n = _hwtap_map_find(%s, __k); int64_t __o = "
 		  "__n ? *_hwtap_node_long(%s, __n) : 0; int64_t __x = (int64_t)((uint64_t)__o "
 		  "%c 1); %s*_hwtap_node_long(%s, __n) = __x; %s; })", pre.buf, m, m, n->op[0],
-		  add_if_missing(m), m, n->kind == N_PREINC ? "__x" : "__o");
+		  add_if_missing(m, n->lhs), m, n->kind == N_PREINC ? "__x" : "__o");
 }
 
 /* [k1, k2] in a; [k1, *] in a */
@@ -237,31 +258,33 @@ void arr_in(Gen *g, StrBuf *sb, Node *n)
 	}
 	StrBuf pre = {0};
 	unsigned any;
-	arr_keys(g, &pre, &n->args, n->rhs->sym, false, &any);
-	char *m = arr_map(n->rhs->sym);
+	Symbol *sym = n->rhs->sym;
+	arr_keys(g, &pre, &n->args, sym, false, &any);
 	if (any)
-		sb_printf(sb, "({ %s(int64_t)_hwtap_map_exists_slice(%s, __k, 0x%x); })", pre.buf,
-			  m, any);
+		sb_printf(sb, "({ %s(int64_t)_hwtap_%s_exists_slice(&g_%s, __k, 0x%x); })", pre.buf,
+			  arr_fn(sym), sym->name, any);
 	else
-		sb_printf(sb, "({ %s(int64_t)_hwtap_map_exists(%s, __k); })", pre.buf, m);
+		sb_printf(sb, "({ %s(int64_t)_hwtap_%s_exists(&g_%s, __k); })", pre.buf,
+			  arr_fn(sym), sym->name);
 }
 
 /* delete a; delete a[k]; delete a[*, k] */
 void arr_delete(Gen *g, Node *n)
 {
 	Node *x = n->lhs;
-	char *m = arr_map(x->sym);
+	const char *fn = arr_fn(x->sym), *name = x->sym->name;
 	if (x->kind == N_VAR) {
-		tr_line(g, "_hwtap_map_clear(%s);", m);
+		tr_line(g, "_hwtap_%s_clear(&g_%s);", fn, name);
 		return;
 	}
 	StrBuf pre = {0};
 	unsigned any;
 	arr_keys(g, &pre, &x->args, x->sym, false, &any);
 	if (any)
-		tr_line(g, "{ %s_hwtap_map_delete_slice(%s, __k, 0x%x); }", pre.buf, m, any);
+		tr_line(g, "{ %s_hwtap_%s_delete_slice(&g_%s, __k, 0x%x); }", pre.buf, fn, name,
+			any);
 	else
-		tr_line(g, "{ %s_hwtap_map_delete(%s, __k); }", pre.buf, m);
+		tr_line(g, "{ %s_hwtap_%s_delete(&g_%s, __k); }", pre.buf, fn, name);
 }
 
 /* ---- foreach ------------------------------------------------------------------------- */
@@ -282,8 +305,8 @@ static const char *sort_agg(Node *n)
 static char *foreach_site(Gen *g, Node *n)
 {
 	char *site = xformat("foreach_%d", g->nsites++);
-	sb_printf(g->sites, "static struct hwtap_foreach %s = { .map = &g_%s, .sort_key = %d, "
-		  ".sort_dir = %d, .sort_agg = %s };\n", site, n->array->sym->name, n->sort_key,
+	sb_printf(g->sites, "static struct hwtap_foreach %s = { .map = %s, .sort_key = %d, "
+		  ".sort_dir = %d, .sort_agg = %s };\n", site, arr_map(n->array->sym), n->sort_key,
 		  n->sort_dir, sort_agg(n));
 	sb_printf(&g->alloc, "\tif (_hwtap_foreach_alloc(&%s))\n\t\tgoto fail;\n", site);
 	sb_printf(&g->release, "\t_hwtap_foreach_free(&%s);\n", site);
@@ -340,7 +363,7 @@ static void slice_filter(Gen *g, Node *n, const char *nd)
  * body. */
 static void loop_body(Gen *g, Node *n, const char *nd, int id)
 {
-	tr_line(g, "if (unlikely(!_hwtap_action(&c->base, 1))) goto out;");
+	tr_action(g, tr_round_place(n));
 	if (n->limit)
 		tr_line(g, "if (__cnt%d++ >= __lim%d) break;", id, id);
 	bind_element(g, n, nd);
@@ -370,7 +393,7 @@ static void foreach_sorted(Gen *g, Node *n)
 	g->indent++;
 	loop_limit(g, n, id);
 	tr_line(g, "if (unlikely(!_hwtap_foreach_start(&c->base, &%s)))", site);
-	tr_line(g, "\tgoto fail;");
+	tr_line(g, "\t%s", tr_fail_at(n->tok));
 	tr_line(g, "for (u32 %s = 0; %s < %s.n; %s++) {", i, i, site, i);
 	g->indent++;
 	tr_line(g, "struct hwtap_map_node *%s = %s.items[%s].node;", nd, site, i);
@@ -409,6 +432,11 @@ static void foreach_walk(Gen *g, Node *n)
 
 void arr_foreach(Gen *g, Node *n)
 {
+	Symbol *sym = n->array->sym;
+	if (sym->type == TY_STATS) {    /* the loop walks the CPUs' merge */
+		tr_line(g, "if (unlikely(!_hwtap_pmap_merge(&c->base, &g_%s)))", sym->name);
+		tr_line(g, "\t%s", tr_fail_at(n->tok));
+	}
 	if (n->sort_key)
 		foreach_sorted(g, n);
 	else

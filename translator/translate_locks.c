@@ -1,19 +1,20 @@
 /* translate_locks.c - which global variables a probe handler locks, and how.
  *
- * Each global has its own reader-writer lock (runtime/lang.h). A handler takes, before
- * its body runs and in the globals' declaration order, the lock of every global that it
- * or a function it calls (transitively) touches: shared where it only reads, exclusive
- * where it writes. A handler that touches no global takes no lock, so timer.profile or
- * perf handlers on every CPU do not wait for each other.
+ * Each global has its own lock (runtime/lang.h). A handler takes, before its body runs
+ * and in the globals' declaration order, the lock of every global that it or a function
+ * it calls (transitively) touches. A handler that touches no global takes no lock, so
+ * timer.profile or perf handlers on every CPU do not wait for each other.
  *
- *   shared     reading a scalar or an array element, `in', `s <<< v' on a statistics
- *              scalar (each CPU adds into its own slot), `sa[k] <<< v' on a statistics
- *              array that does not wrap (a new key goes in under the map's own insert
- *              lock, runtime/map.h)
- *   exclusive  assignments, ++/--, delete, `<<<' into a wrapping array (it may drop a
- *              node), extractors and histograms (they merge the CPUs into one slot),
- *              foreach (its snapshot and the map's walker count are one per statement
- *              and map)
+ *   add        `s <<< v', `sa[k] <<< v' and nothing else on a statistic: its CPU's part
+ *              of the lock, as each CPU adds to its own records and maps
+ *              (runtime/stat.h, runtime/pmap.h)
+ *   shared     reading a scalar or an array element, `in'
+ *   exclusive  assignments, ++/--, delete, extractors and histograms (they merge the CPUs
+ *              into one record), foreach (its snapshot and the map's walker count are one
+ *              per statement and map)
+ *
+ * Statistics take every CPU's part of their lock where others take it shared or
+ * exclusive.
  */
 #include "translate.h"
 
@@ -78,11 +79,8 @@ static void walk(Walk *w, Node *n)
 		walk_all(w, &n->args);
 		return;
 	case N_ASSIGN:
-		if (n->op && !strcmp(n->op, "<<<") && n->lhs->kind == N_VAR) {
-			need(w, n->lhs->sym, LOCK_READ);
-		} else if (n->op && !strcmp(n->op, "<<<") && n->lhs->kind == N_INDEX &&
-			   !n->lhs->sym->global->wrap) {
-			need(w, n->lhs->sym, LOCK_READ);
+		if (n->op && !strcmp(n->op, "<<<")) {
+			need(w, n->lhs->sym, LOCK_ADD);
 			walk_all(w, &n->lhs->args);
 		} else {
 			written(w, n->lhs);
@@ -166,6 +164,15 @@ void lock_plan(Session *s)
 			changed |= w.changed;
 		}
 	}
+}
+
+/* How a handler takes global gl's lock in mode m: the name in runtime/lang.h's
+ * _hwtap_NAME_trylock() and _hwtap_NAME_unlock(). */
+const char *lock_how(Global *gl, LockMode m)
+{
+	if (gl->sym->type == TY_STATS)
+		return m == LOCK_ADD ? "cpu" : "all";
+	return m == LOCK_WRITE ? "write" : "read";
 }
 
 /* What probe p locks, per global (s->globals order); lock_plan() ran before. */

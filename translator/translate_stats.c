@@ -2,10 +2,12 @@
  * (runtime/hist.h): declarations, `<<<', the extractors, printing and indexing
  * histograms, foreach over a histogram's buckets.
  *
- * A statistic is named by its struct hwtap_stats and a slot: g_NAME and -1 for a global
- * scalar; gs_NAME and the element's node index for an array element, or -2 when the
- * element does not exist (it reads as empty). Each statistic has at most one histogram
- * kind and one @variance bit shift (checked in pass 2, kept in its Symbol).
+ * A global scalar is g_NAME, a struct hwtap_stats with a record per CPU; an array is
+ * g_NAME, a struct hwtap_pmap (runtime/pmap.h), its configuration gs_NAME. Reads work
+ * on the merged record (const struct hwtap_stat *, NULL for an element no CPU has: it
+ * reads as empty). Both have a lock per CPU (lang.h's hwtap_cpu_lock_t): `<<<' takes
+ * its CPU's part, other uses all of them (translate_locks.c). Each statistic has at most
+ * one histogram kind and one @variance bit shift (checked in pass 2, kept in its Symbol).
  */
 #include "translate.h"
 
@@ -30,7 +32,8 @@ static int buckets_of(Node *h)
 	return (int)((hi - lo) / step + 3);
 }
 
-char *stat_struct(Symbol *sym, const char *slots)
+/* Its struct hwtap_stat_shape: the histogram, the @variance bit shift. */
+static char *stat_shape(Symbol *sym)
 {
 	Node *h = sym->hist;
 	const char *type = !h ? "HWTAP_HIST_NONE" : !strcmp(h->op, "@hist_log") ?
@@ -38,34 +41,48 @@ char *stat_struct(Symbol *sym, const char *slots)
 	long long v[3] = {0, 0, 0};
 	for (int i = 0; h && i < h->args.len && i < 3; i++)
 		v[i] = (long long)((Node *)h->args.data[i])->num;
-	return xformat("{ .name = \"%s\", .hist_type = %s, .start = %lldLL, .stop = %lldLL, "
-		       ".interval = %lldLL, .shift = %d, .variance = %s, .slots = %s }",
-		       sym->name, type, v[0], v[1], v[2], sym->bit_shift,
-		       sym->variance ? "true" : "false", slots);
+	return xformat("{ .hist_type = %s, .start = %lldLL, .stop = %lldLL, .interval = %lldLL, "
+		       ".shift = %d, .variance = %s }", type, v[0], v[1], v[2], sym->bit_shift,
+		       sym->variance ? "true" : "false");
+}
+
+char *stat_struct(Symbol *sym, bool per_cpu)
+{
+	return xformat("{ .name = \"%s\", .shape = %s, .per_cpu = %s }", sym->name,
+		       stat_shape(sym), per_cpu ? "true" : "false");
+}
+
+/* A statistics global's lock, a part per CPU. */
+void stat_lock_declare(Gen *g, Global *gl)
+{
+	tr_line(g, "static hwtap_cpu_lock_t glock_%s;", gl->name);
+	sb_printf(&g->alloc, "\tif (_hwtap_cpu_lock_alloc(&glock_%s))\n\t\tgoto fail;\n",
+		  gl->name);
+	sb_printf(&g->release, "\t_hwtap_cpu_lock_free(&glock_%s);\n", gl->name);
 }
 
 void stat_declare(Gen *g, Global *gl)
 {
-	tr_line(g, "static struct hwtap_stats g_%s = %s;", gl->name, stat_struct(gl->sym, "1"));
+	tr_line(g, "static struct hwtap_stats g_%s = %s;", gl->name, stat_struct(gl->sym, true));
 	sb_printf(&g->alloc, "\tif (_hwtap_stats_alloc(&g_%s))\n\t\tgoto fail;\n", gl->name);
 	sb_printf(&g->release, "\t_hwtap_stats_free(&g_%s);\n", gl->name);
 }
 
-/* The statistics and slot of x; an element's keys and lookup go to pre. */
-static void stat_ref(Gen *g, StrBuf *pre, Node *x, char **st, char **slot)
+/* The statistics of x, and its merged record (hist: with the histogram); an element's
+ * keys go to pre. */
+static void stat_ref(Gen *g, StrBuf *pre, Node *x, bool hist, char **st, char **sd)
 {
+	const char *with = hist ? "true" : "false";
 	sb_putn(pre, "", 0);
 	if (x->kind == N_VAR) {
 		*st = xformat("&g_%s", x->sym->name);
-		*slot = "-1L";
+		*sd = xformat("_hwtap_stat_merge(&g_%s, %s)", x->sym->name, with);
 		return;
 	}
 	unsigned any;
 	arr_keys(g, pre, &x->args, x->sym, false, &any);
-	sb_printf(pre, "struct hwtap_map_node *__sn = _hwtap_map_find(%s, __k); ",
-		  arr_map(x->sym));
 	*st = xformat("&gs_%s", x->sym->name);
-	*slot = "(__sn ? (long)__sn->index : -2L)";
+	*sd = xformat("_hwtap_pmap_stat(&g_%s, __k, %s)", x->sym->name, with);
 }
 
 /* s <<< v; a[k] <<< v */
@@ -75,7 +92,8 @@ void stat_add(Gen *g, StrBuf *sb, Node *n)
 	StrBuf v = {0};
 	if (x->kind == N_VAR) {
 		tr_expr(g, &v, n->rhs);
-		sb_printf(sb, "({ int64_t __v = (%s); _hwtap_stat_add(&g_%s, 0, __v); __v; })", v.buf,
+		sb_printf(sb, "({ int64_t __v = (%s); _hwtap_stat_add((struct hwtap_stat_shape)%s, "
+			  "_hwtap_stat_this_cpu(&g_%s), __v); __v; })", v.buf, stat_shape(x->sym),
 			  x->sym->name);
 		return;
 	}
@@ -83,12 +101,10 @@ void stat_add(Gen *g, StrBuf *sb, Node *n)
 	unsigned any;
 	arr_keys(g, &pre, &x->args, x->sym, tr_has_side_effects(n->rhs), &any);
 	tr_expr(g, &v, n->rhs);
-	/* a wrapping array may drop a node: that needs the exclusive lock (translate_locks.c) */
-	bool shared = !x->sym->global->wrap;
-	sb_printf(sb, "({ %sint64_t __v = (%s); struct hwtap_map_node *__n = _hwtap_map_insert%s("
-		  "&c->base, %s, __k); if (unlikely(!__n)) goto fail; _hwtap_stat_add(&gs_%s, "
-		  "__n->index, __v); __v; })", pre.buf, v.buf, shared ? "_shared" : "",
-		  arr_map(x->sym), x->sym->name);
+	sb_printf(sb, "({ %sint64_t __v = (%s); if (unlikely(!_hwtap_pmap_add(&c->base, &g_%s, "
+		  "(struct hwtap_keys)%s, (struct hwtap_stat_shape)%s, __k, __v))) %s __v; })",
+		  pre.buf, v.buf, x->sym->name, arr_keys_desc(x->sym), stat_shape(x->sym),
+		  tr_fail_at(x->tok));
 }
 
 static const char *op_code(const char *op)
@@ -108,36 +124,36 @@ static const char *op_code(const char *op)
 void stat_op(Gen *g, StrBuf *sb, Node *n)
 {
 	StrBuf pre = {0};
-	char *st, *slot;
-	stat_ref(g, &pre, n->lhs, &st, &slot);
+	char *st, *sd;
+	stat_ref(g, &pre, n->lhs, false, &st, &sd);
 	bool can_fail = strcmp(n->op, "@count") && strcmp(n->op, "@sum");
-	sb_printf(sb, "({ %sint64_t __x = _hwtap_stat_op(&c->base, %s, %s, %s); %s__x; })",
-		  pre.buf, st, slot, op_code(n->op),
-		  can_fail ? "if (unlikely(c->base.last_error)) goto fail; " : "");
+	sb_printf(sb, "({ %sint64_t __x = _hwtap_stat_op(&c->base, %s, %s); %s__x; })",
+		  pre.buf, sd, op_code(n->op), can_fail ?
+		  xformat("if (unlikely(c->base.last_error)) %s ", tr_fail_at(n->tok)) : "");
 }
 
 /* delete s */
 void stat_delete(Gen *g, Node *n)
 {
-	tr_line(g, "_hwtap_stats_clear(&g_%s, 0);", n->lhs->sym->name);
+	tr_line(g, "_hwtap_stats_clear(&g_%s);", n->lhs->sym->name);
 }
 
-/* print(@hist_log(s)), sprint(...); println and sprintln add no newline to a chart (it
- * ends with a blank line), as in SystemTap */
-void stat_hist_print(Gen *g, StrBuf *sb, Node *hist, bool to_string)
+/* print(@hist_log(s)), sprint(...) at call; println and sprintln add no newline to a
+ * chart (it ends with a blank line), as in SystemTap. An empty one is an error at call. */
+void stat_hist_print(Gen *g, StrBuf *sb, Node *hist, bool to_string, Token *call)
 {
 	StrBuf pre = {0};
-	char *st, *slot;
-	stat_ref(g, &pre, hist->lhs, &st, &slot);
-	const char *check = "if (unlikely(c->base.last_error)) goto fail; ";
+	char *st, *sd;
+	stat_ref(g, &pre, hist->lhs, true, &st, &sd);
+	char *check = xformat("if (unlikely(c->base.last_error)) %s ", tr_fail_at(call));
 	if (!to_string) {
 		sb_printf(sb, "({ %s_hwtap_hist_print(&c->base, NULL, %s, %s); %s0; })", pre.buf,
-			  st, slot, check);
+			  st, sd, check);
 		return;
 	}
 	char *t = tr_temp(g);
 	sb_printf(sb, "({ %s_hwtap_hist_print(&c->base, %s, %s, %s); %s%s; })", pre.buf, t, st,
-		  slot, check, t);
+		  sd, check, t);
 }
 
 static struct HistLoop *enclosing_loop(Gen *g, Node *n)
@@ -154,23 +170,24 @@ static struct HistLoop *enclosing_loop(Gen *g, Node *n)
 	return NULL;
 }
 
-/* @hist_log(s)[i] */
+/* @hist_log(s)[i]; its errors are at @hist_log, as in SystemTap */
 void stat_hist_index(Gen *g, StrBuf *sb, Node *n)
 {
 	StrBuf pre = {0}, b = {0};
 	tr_expr(g, &b, n->rhs);
+	char *fail = tr_fail_at(n->lhs->tok);
 	struct HistLoop *loop = enclosing_loop(g, n);
 	if (loop) {
 		sb_printf(sb, "({ int64_t __b = (%s); if (unlikely(__b < 0 || __b >= %d)) { "
-			  "_hwtap_error(&c->base, \"histogram index out of range\"); goto fail; } "
-			  "%s.hist[__b]; })", b.buf, loop->buckets, loop->site);
+			  "_hwtap_error(&c->base, \"histogram index out of range\"); %s } "
+			  "%s.hist[__b]; })", b.buf, loop->buckets, fail, loop->site);
 		return;
 	}
-	char *st, *slot;
-	stat_ref(g, &pre, n->lhs->lhs, &st, &slot);
+	char *st, *sd;
+	stat_ref(g, &pre, n->lhs->lhs, true, &st, &sd);
 	sb_printf(sb, "({ %sint64_t __b = (%s); int64_t __x = _hwtap_hist_bucket(&c->base, %s, "
-		  "%s, __b); if (unlikely(c->base.last_error)) goto fail; __x; })", pre.buf, b.buf,
-		  st, slot);
+		  "%s, __b); if (unlikely(c->base.last_error)) %s __x; })", pre.buf, b.buf, st, sd,
+		  fail);
 }
 
 static struct HistLoop *hist_site(Gen *g, Node *n)
@@ -193,11 +210,11 @@ static struct HistLoop *hist_site(Gen *g, Node *n)
 static void hist_loop_start(Gen *g, Node *n, struct HistLoop *h)
 {
 	StrBuf pre = {0};
-	char *st, *slot;
-	stat_ref(g, &pre, n->array->lhs, &st, &slot);
+	char *st, *sd;
+	stat_ref(g, &pre, n->array->lhs, true, &st, &sd);
 	tr_line(g, "%sif (unlikely(!_hwtap_hist_foreach_start(&c->base, &%s, %s, %s)))", pre.buf,
-		h->site, st, slot);
-	tr_line(g, "\tgoto fail;");
+		h->site, st, sd);
+	tr_line(g, "\t%s", tr_fail_at(n->tok));
 }
 
 /* foreach (b in @hist_log(s) limit N): every bucket, empty or not, from 0 up */
@@ -219,7 +236,7 @@ void stat_hist_foreach(Gen *g, Node *n)
 	hist_loop_start(g, n, h);
 	tr_line(g, "for (%s = 0; %s < %d; %s++) {", b, b, h->buckets, b);
 	g->indent++;
-	tr_line(g, "if (unlikely(!_hwtap_action(&c->base, 1))) goto out;");
+	tr_action(g, tr_round_place(n));
 	if (n->limit)
 		tr_line(g, "if (__cnt++ >= __lim) break;");
 	vec_push(&g->hist_loops, h);

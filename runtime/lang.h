@@ -274,7 +274,9 @@ static inline bool _hwtap_action(struct hwtap_context_base *b, long n)
 	return false;
 }
 
-/* Appends formatted text to the handler's print buffer, flushing when it fills. */
+/* Appends formatted text to the handler's print buffer, flushing when it fills: for the
+ * runtime's own output (histograms, the tapset's embedded C). Scripts' printf and
+ * sprintf are compiled into format.h's appends instead. */
 static inline void _hwtap_vprintf(struct hwtap_context_base *b, const char *fmt, va_list ap)
 {
 	va_list copy;
@@ -309,17 +311,6 @@ static inline void _hwtap_print_str(struct hwtap_context_base *b, const char *s)
 		_hwtap_flush(b);
 	memcpy(b->print_buf + b->print_len, s, n);
 	b->print_len += n;
-}
-
-/* sprintf into a MAXSTRINGLEN buffer; a longer result is cut, as in SystemTap. */
-static inline const char *_hwtap_sprintf(char *dst, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(dst, MAXSTRINGLEN, fmt, ap);
-	va_end(ap);
-	return dst;
 }
 
 /* dst = a . b, cut at MAXSTRINGLEN; a or b may be dst itself. */

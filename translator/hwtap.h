@@ -486,6 +486,24 @@ const Builtin *find_builtin(const char *name);
 bool is_print_builtin(const char *name);  /* print, printf, sprintf ... */
 void print_elaborated(FILE *out, Session *s);
 
+/* ---- format.c: printf's directives ------------------------------------------------------- */
+
+enum { FMT_ZEROPAD = 1, FMT_PLUS = 2, FMT_SPACE = 4, FMT_LEFT = 8, FMT_SPECIAL = 16 };
+#define FMT_STAR (-2)            /* a width or precision from an argument ('*') */
+#define FMT_MAX (1 << 24)        /* widths and precisions saturate here */
+
+/* One directive: "%-8.3d" is FMT_LEFT, width 8, precision 3, 'd'. */
+typedef struct {
+	unsigned flags;
+	int width, prec;         /* -1: none, FMT_STAR */
+	char conv;               /* d i o x X u c p b m M s */
+	Type type;               /* of its argument: TY_LONG, or TY_STRING for %s */
+} Directive;
+
+/* Reads the directive after a '%': returns the character after it, or NULL when it is
+ * not one; *conv_at is where its conversion is (or should be). */
+const char *format_directive(const char *p, Directive *d, const char **conv_at);
+
 /* ---- regex.c: regular expressions (pass 3's part is in translate.h) ------------------ */
 
 bool regex_check(Node *lit);   /* compiles the regex literal of =~ or !~; false: reported */

@@ -424,36 +424,6 @@ static Type walk_index(Ctx *c, Node *n, Type want)
 	return sym->type;
 }
 
-/* One printf directive after its '%' ("-08.3lld"): how many '*' it consumes, and its
- * type. Returns the character after it, or NULL when it is not valid; *conv is where its
- * conversion character is (or should be). */
-static const char *directive(const char *p, int *stars, Type *t, const char **conv)
-{
-	*stars = 0;
-	p += strspn(p, "-+ #0");
-	for (int part = 0; part < 2; part++) {      /* width, then .precision */
-		if (part == 1 && *p != '.')
-			break;
-		p += part;
-		if (*p == '*') {
-			(*stars)++;
-			p++;
-		} else {
-			p += strspn(p, "0123456789");
-		}
-	}
-	if (*p == 'l')                  /* SystemTap takes %ld, not %lld or %hd */
-		p++;
-	*conv = p;
-	if (*p && strchr("dioxXucpbmM", *p))
-		*t = TY_LONG;
-	else if (*p == 's')
-		*t = TY_STRING;
-	else
-		return NULL;
-	return p + 1;
-}
-
 static void format_arg(Ctx *c, Node *call, int i, Type t, const char *dir, int len)
 {
 	Node *a = call->args.data[i];
@@ -482,10 +452,10 @@ static void check_format(Ctx *c, Node *call)
 			p++;
 			continue;
 		}
-		int stars;
-		Type t;
+		Directive d;
 		const char *conv;
-		const char *end = directive(p + 1, &stars, &t, &conv);
+		const char *end = format_directive(p + 1, &d, &conv);
+		int stars = (d.width == FMT_STAR) + (d.prec == FMT_STAR);
 		if (!end) {
 			int len = (int)(conv - start) + (*conv >= ' ' && *conv < 127);
 			if (c->report)
@@ -501,7 +471,7 @@ static void check_format(Ctx *c, Node *call)
 						 "(nothing for '%.*s')", call->name, len, start);
 				return;
 			}
-			format_arg(c, call, arg, k < stars ? TY_LONG : t, start, len);
+			format_arg(c, call, arg, k < stars ? TY_LONG : d.type, start, len);
 		}
 		p = end - 1;
 	}

@@ -2,7 +2,8 @@
  *
  * The module includes runtime/session.h (module init and exit, the transport, the stop
  * sequence) and runtime/lang.h (the per-CPU context, errors, printing, locks), and
- * defines what session.h asks of it: hwtap_start(), hwtap_stop(), hwtap_end().
+ * defines what session.h asks of it: hwtap_start(), hwtap_stop(), hwtap_end(). Printing
+ * is translate_print.c's (runtime/format.h).
  *
  * Layout of the generated file: limits (-D), includes, the used tapset files' embedded C,
  * globals with their locks, the context (each probe's locals, each function's frame per
@@ -244,167 +245,6 @@ static void call(Gen *g, StrBuf *sb, Node *n)
 		sb_puts(sb, "__f->__retval; })");
 }
 
-/* A SystemTap printf directive as the kernel's vsnprintf spells it; NULL if it has none. */
-static const char *kernel_conversion(char conv)
-{
-	switch (conv) {
-	case 'd': case 'i': return "lld";
-	case 'u': return "llu";
-	case 'o': return "llo";
-	case 'x': return "llx";
-	case 'X': return "llX";
-	case 'c': return "c";
-	case 's': return "s";
-	default: return NULL;
-	}
-}
-
-/* C leaves the order of a call's arguments open; SystemTap evaluates them left to right.
- * Each argument is computed into a local of the statement expression that makes the call
- * (g->pre), strings copied into a temporary so a later argument cannot change them. */
-static char *ordered_arg(Gen *g, Node *a)
-{
-	StrBuf v = {0};
-	tr_expr(g, &v, a);
-	int k = g->nargs++;
-	if (a->type == TY_STRING) {
-		sb_printf(&g->pre, "const char *__p%d = _hwtap_assign_str(%s, %s); ", k, tr_temp(g),
-			  v.buf);
-		return xformat("__p%d", k);
-	}
-	sb_printf(&g->pre, "long long __p%d = (%s); ", k, v.buf);
-	return xformat("__p%d", k);
-}
-
-static int binary_size(int n)
-{
-	return n == 1 || n == 2 || n == 4 || n == 8 ? n : -1;
-}
-
-/* %b writes a value's bytes (little-endian) as SystemTap does: precision 1, 2, 4 or 8
- * bytes (8 by default, or the width when that is one of those), padded with NULs to the
- * width, before them or after with '-'. Each byte is a %c, which writes NULs too. */
-static void binary_directive(StrBuf *fmt, StrBuf *args, const char *spec, const char *v)
-{
-	const char *p = spec + 1 + strspn(spec + 1, "-+ #0");
-	int width = *p >= '0' && *p <= '9' ? atoi(p) : -1;
-	const char *dot = strchr(spec, '.');
-	int prec = dot ? binary_size(atoi(dot + 1)) : -1;
-	if (width == -1)
-		width = prec = prec == -1 ? 8 : prec;
-	else if (prec == -1)
-		prec = binary_size(width) == -1 ? 8 : width;
-	bool left = strchr(spec, '-') != NULL;
-	for (int i = 0; !left && i < width - prec; i++)
-		sb_puts(fmt, "%c"), sb_puts(args, ", 0");
-	for (int i = 0; i < prec; i++) {
-		sb_puts(fmt, "%c");
-		sb_printf(args, ", (int)(((uint64_t)%s >> %d) & 0xff)", v, 8 * i);
-	}
-	for (int i = 0; left && i < width - prec; i++)
-		sb_puts(fmt, "%c"), sb_puts(args, ", 0");
-}
-
-/* The format and argument list for _hwtap_printf(); args is ", a, b" or "". */
-static void format_call(Gen *g, Node *n, int first, StrBuf *fmt, StrBuf *args)
-{
-	Node *f = n->args.data[first - 1];
-	int arg = first;
-	sb_putn(fmt, "", 0);
-	sb_putn(args, "", 0);
-	for (size_t i = 0; i < f->str_len; i++) {
-		char ch = f->str[i];
-		if (ch != '%') {
-			sb_putc(fmt, ch);
-			continue;
-		}
-		if (f->str[i + 1] == '%') {
-			sb_puts(fmt, "%%");
-			i++;
-			continue;
-		}
-		size_t j = i + 1;
-		StrBuf spec = {0};
-		sb_putc(&spec, '%');
-		while (j < f->str_len && strchr("-+ #0123456789.*l", f->str[j])) {
-			if (f->str[j] == '*')
-				sb_printf(args, ", (int)%s", ordered_arg(g, n->args.data[arg++]));
-			if (f->str[j] != 'l')
-				sb_putc(&spec, f->str[j]);
-			j++;
-		}
-		char conv = f->str[j];
-		const char *k = kernel_conversion(conv);
-		char *v = ordered_arg(g, n->args.data[arg++]);
-		if (conv == 'b') {
-			binary_directive(fmt, args, spec.buf, v);
-		} else if (conv == 'p') {
-			sb_puts(fmt, "0x%llx");        /* SystemTap: 0xff, 0x0 */
-			sb_printf(args, ", (unsigned long long)%s", v);
-		} else if (!k) {
-			tr_unsupported(f, xformat("the printf directive '%%%c'", conv));
-		} else {
-			sb_printf(fmt, "%s%s", spec.buf, k);
-			sb_printf(args, conv == 'c' ? ", (int)%s" : ", %s", v);
-		}
-		i = j;
-	}
-}
-
-/* print(a, b), println(...), printd(delim, ...): one directive per argument */
-static void print_args_format(Gen *g, Node *n, const Builtin *b, StrBuf *fmt, StrBuf *args)
-{
-	int from = 0;
-	const char *delim = "";
-	sb_putn(fmt, "", 0);
-	sb_putn(args, "", 0);
-	if (b->delimited) {
-		Node *d = n->args.data[0];
-		delim = xstrndup(d->str, d->str_len);
-		from = 1;
-	}
-	for (int i = from; i < n->args.len; i++) {
-		Node *a = n->args.data[i];
-		if (a->type == TY_HIST) {
-			tr_unsupported(a, "histograms");
-			continue;
-		}
-		for (const char *p = i > from ? delim : ""; *p; p++)
-			sb_puts(fmt, *p == '%' ? "%%" : xstrndup(p, 1));
-		sb_puts(fmt, a->type == TY_STRING ? "%s" : "%lld");
-		sb_printf(args, ", %s", ordered_arg(g, a));
-	}
-	if (b->newline)
-		sb_putc(fmt, '\n');
-}
-
-static void builtin(Gen *g, StrBuf *sb, Node *n, const Builtin *b)
-{
-	StrBuf fmt = {0}, args = {0};
-	if (b->min_args >= 0 && n->args.len == 1 && ((Node *)n->args.data[0])->type == TY_HIST) {
-		stat_hist_print(g, sb, n->args.data[0], b->returns_string, n->tok);
-		return;
-	}
-	StrBuf outer = g->pre;
-	int outer_n = g->nargs;
-	g->pre = (StrBuf){0};
-	sb_putn(&g->pre, "", 0);
-	g->nargs = 0;
-	if (b->min_args < 0)
-		format_call(g, n, 1, &fmt, &args);
-	else
-		print_args_format(g, n, b, &fmt, &args);
-	char *f = tr_c_string(fmt.buf, fmt.len);
-	if (b->returns_string)
-		sb_printf(sb, "({ %s_hwtap_sprintf(%s, %s%s); })", g->pre.buf, tr_temp(g), f,
-			  args.buf);
-	else
-		sb_printf(sb, "({ %s_hwtap_printf(&c->base, %s%s); 0; })", g->pre.buf, f,
-			  args.buf);
-	g->pre = outer;
-	g->nargs = outer_n;
-}
-
 static void assign(Gen *g, StrBuf *sb, Node *n)
 {
 	StrBuf lv = {0}, rv = {0};
@@ -417,6 +257,8 @@ static void assign(Gen *g, StrBuf *sb, Node *n)
 		return;
 	}
 	lvalue(g, &lv, n->lhs);
+	if (n->lhs->type == TY_STRING && tr_print_assign(g, sb, n, lv.buf))
+		return;
 	tr_expr(g, &rv, n->rhs);
 	if (n->lhs->type == TY_STRING) {
 		if (!strcmp(n->op, ".="))
@@ -457,7 +299,7 @@ static void trace_parms(Gen *g, StrBuf *sb, Node *n)
 	}
 	fmt.str = f.buf;
 	fmt.str_len = f.len;
-	builtin(g, sb, &call, find_builtin("sprintf"));
+	tr_print(g, sb, &call, find_builtin("sprintf"));
 }
 
 /* $name in a ras probe: its field in the record the handler got; kernel.trace's $$name,
@@ -506,7 +348,7 @@ void tr_expr(Gen *g, StrBuf *sb, Node *n)
 	case N_CALL: {
 		const Builtin *bi = n->func ? NULL : find_builtin(n->name);
 		if (bi)
-			builtin(g, sb, n, bi);
+			tr_print(g, sb, n, bi);
 		else
 			call(g, sb, n);
 		return;
@@ -1461,6 +1303,7 @@ static void prologue(Gen *g, Session *s, const char *name)
 		tr_line(g, "#include <%s>", kernel_headers[i]);
 	tr_line(g, "#include \"runtime/session.h\"");
 	tr_line(g, "#include \"runtime/lang.h\"");
+	tr_line(g, "#include \"runtime/format.h\"");
 	tr_line(g, "#include \"runtime/pmap.h\"");
 	tr_line(g, "#include \"runtime/hist.h\"");
 	int nperf = perf_count(s);

@@ -1,7 +1,7 @@
-/* translate.h - what pass 3's files share: translate.c (the program, scalars, strings,
- * printing), translate_array.c (associative arrays, foreach), translate_stats.c
- * (statistics, histograms) and regex.c (regular expressions). Exports are prefixed tr_,
- * arr_, stat_ and regex_. */
+/* translate.h - what pass 3's files share: translate.c (the program, scalars, strings),
+ * translate_print.c (print, printf, sprintf ...), translate_array.c (associative arrays,
+ * foreach), translate_stats.c (statistics, histograms) and regex.c (regular expressions).
+ * Exports are prefixed tr_, arr_, stat_ and regex_. */
 #ifndef TRANSLATE_H
 #define TRANSLATE_H
 
@@ -47,6 +47,12 @@ char *tr_fail_at(Token *tok);              /* { set the place; goto fail; } */
 void tr_action(Gen *g, Token *tok);        /* a MAXACTION check, the place tok */
 Token *tr_round_place(Node *loop);         /* the place of a loop round's MAXACTION */
 bool tr_has_side_effects(Node *n);
+
+/* ---- translate_print.c ------------------------------------------------------------------ */
+
+void tr_print(Gen *g, StrBuf *sb, Node *n, const Builtin *b);   /* a call of b */
+/* s = sprintf(...) and its kind, written straight into s (lv); false if it cannot be */
+bool tr_print_assign(Gen *g, StrBuf *sb, Node *assign, const char *lv);
 
 /* ---- translate_array.c ------------------------------------------------------------------ */
 

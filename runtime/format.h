@@ -96,6 +96,26 @@ static __always_inline size_t _hwtap_out_room(struct hwtap_out *o, size_t n)
 	return _hwtap_out_full(o, n);
 }
 
+/* Copies for a conversion laid out at once: at most n bytes, stopping at end. Most
+ * pieces are empty (no sign, no padding): they cost no call. */
+static __always_inline char *_hwtap_fmt_copy(char *p, char *end, const char *s, int n)
+{
+	n = min_t(int, n, end - p);
+	if (n <= 0)
+		return p;
+	memcpy(p, s, n);
+	return p + n;
+}
+
+static __always_inline char *_hwtap_fmt_fill(char *p, char *end, char c, int n)
+{
+	n = min_t(int, n, end - p);
+	if (n <= 0)
+		return p;
+	memset(p, c, n);
+	return p + n;
+}
+
 static noinline __maybe_unused void _hwtap_put(struct hwtap_out *o, const char *s, size_t n)
 {
 	n = _hwtap_out_room(o, n);
@@ -119,7 +139,7 @@ static const char _hwtap_fmt_pairs[201] __maybe_unused =
 	"8081828384858687888990919293949596979899";
 
 /* v's digits in base 10, 8 or 16 (flags), ending at end; returns where they start. */
-static __maybe_unused char *_hwtap_fmt_digits(char *end, u64 v, unsigned int flags)
+static __always_inline char *_hwtap_fmt_digits(char *end, u64 v, unsigned int flags)
 {
 	const char *hex = flags & HWTAP_F_UPPER ? "0123456789ABCDEF" : "0123456789abcdef";
 
@@ -152,11 +172,20 @@ static __maybe_unused char *_hwtap_fmt_digits(char *end, u64 v, unsigned int fla
 static noinline __maybe_unused void _hwtap_put_dec(struct hwtap_out *o, s64 v)
 {
 	char tmp[24];
-	char *p = _hwtap_fmt_digits(tmp + sizeof(tmp), v < 0 ? 0 - (u64)v : v, 0);
+	char *digits = _hwtap_fmt_digits(tmp + sizeof(tmp), v < 0 ? 0 - (u64)v : v, 0);
+	int n = tmp + sizeof(tmp) - digits;
+	char *p, *end;
+	size_t room;
 
-	if (v < 0)
-		*--p = '-';
-	_hwtap_put(o, p, tmp + sizeof(tmp) - p);
+	if (v < 0) {
+		*--digits = '-';
+		n++;
+	}
+	room = _hwtap_out_room(o, n);          /* first: it may move the output */
+	p = o->buf + o->len;
+	end = p + room;
+	p = _hwtap_fmt_copy(p, end, digits, n);
+	o->len = p - o->buf;
 }
 
 /*
@@ -168,9 +197,11 @@ static noinline __maybe_unused void _hwtap_put_dec(struct hwtap_out *o, s64 v)
 static noinline __maybe_unused void _hwtap_put_num(struct hwtap_out *o, u64 v, int width,
 						   int prec, unsigned int flags)
 {
+	bool left = flags & HWTAP_F_LEFT, zeropad = !left && (flags & HWTAP_F_ZEROPAD);
 	char tmp[24], head[3];
 	int nhead = 0, ndigits, pad;
-	char *digits;
+	char *digits, *p, *end;
+	size_t room;
 
 	if ((flags & HWTAP_F_SIGN) && (s64)v < 0) {
 		head[nhead++] = '-';
@@ -185,21 +216,17 @@ static noinline __maybe_unused void _hwtap_put_num(struct hwtap_out *o, u64 v, i
 	}
 	digits = _hwtap_fmt_digits(tmp + sizeof(tmp), v, flags);
 	ndigits = tmp + sizeof(tmp) - digits;
-	pad = width - nhead - max(prec, ndigits);
-	if (flags & HWTAP_F_LEFT) {
-		_hwtap_put(o, head, nhead);
-		_hwtap_put_fill(o, '0', prec - ndigits);
-		_hwtap_put(o, digits, ndigits);
-		_hwtap_put_fill(o, ' ', pad);
-		return;
-	}
-	if (!(flags & HWTAP_F_ZEROPAD))
-		_hwtap_put_fill(o, ' ', pad);
-	_hwtap_put(o, head, nhead);
-	if (flags & HWTAP_F_ZEROPAD)
-		_hwtap_put_fill(o, '0', pad);
-	_hwtap_put_fill(o, '0', prec - ndigits);
-	_hwtap_put(o, digits, ndigits);
+	prec = max(prec, ndigits);
+	pad = max(width - nhead - prec, 0);
+	room = _hwtap_out_room(o, pad + nhead + prec);    /* first: it may move the output */
+	p = o->buf + o->len;
+	end = p + room;
+	p = _hwtap_fmt_fill(p, end, ' ', left || zeropad ? 0 : pad);
+	p = _hwtap_fmt_copy(p, end, head, nhead);
+	p = _hwtap_fmt_fill(p, end, '0', (zeropad ? pad : 0) + prec - ndigits);
+	p = _hwtap_fmt_copy(p, end, digits, ndigits);
+	p = _hwtap_fmt_fill(p, end, ' ', left ? pad : 0);
+	o->len = p - o->buf;
 }
 
 /* %s without flags, width or precision. */

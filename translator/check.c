@@ -16,16 +16,33 @@ typedef struct {
 	VEC(Symbol *) shift_of;
 } Check;
 
-/* The array a write goes to: x[...] or x itself, or NULL. */
+/* The variable or array a write goes to: x[...] or x itself, or NULL. */
 static Symbol *written(Node *n)
 {
 	Node *x = NULL;
 	if (n->kind == N_ASSIGN || n->kind == N_PREINC || n->kind == N_POSTINC ||
 	    n->kind == N_DELETE)
 		x = n->lhs;
-	if (!x || (x->kind != N_INDEX && x->kind != N_VAR) || !x->sym)
+	if (!x || (x->kind != N_INDEX && x->kind != N_VAR))
 		return NULL;
-	return x->sym->arity > 0 ? x->sym : NULL;
+	return x->sym;
+}
+
+/* Whether n binds sym anew: a foreach's keys or value, a catch variable. */
+static bool binds(Node *n, Symbol *sym)
+{
+	if (sym->arity > 0)             /* arrays are never bound */
+		return false;
+	if (n->kind == N_TRY)
+		return n->name && !strcmp(n->name, sym->name);
+	if (n->kind != N_FOREACH)
+		return false;
+	if (n->value && n->value->sym == sym)
+		return true;
+	for (int i = 0; i < n->keys.len; i++)
+		if (((Node *)n->keys.data[i])->sym == sym)
+			return true;
+	return false;
 }
 
 static bool modifies(Node *n, Symbol *sym, Vec *seen);
@@ -44,7 +61,7 @@ static bool modifies(Node *n, Symbol *sym, Vec *seen)
 {
 	if (!n)
 		return false;
-	if (written(n) == sym)
+	if (written(n) == sym || binds(n, sym))
 		return true;
 	if (n->kind == N_CALL && n->func && function_modifies(n->func, sym, seen))
 		return true;
@@ -57,6 +74,12 @@ static bool modifies(Node *n, Symbol *sym, Vec *seen)
 		if (modifies(n->args.data[i], sym, seen))
 			return true;
 	return false;
+}
+
+bool node_modifies(Node *n, Symbol *sym)
+{
+	Vec seen = {0};
+	return modifies(n, sym, &seen);
 }
 
 static void check_write(Check *k, Node *n)

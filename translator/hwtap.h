@@ -511,6 +511,10 @@ bool regex_check(Node *lit);   /* compiles the regex literal of =~ or !~; false:
 /* ---- check.c: pass 2's checks on the elaborated program --------------------------------- */
 
 void check_program(Session *s);   /* foreach writes, histogram kinds, bit shifts */
+/* Whether running n can give sym (a variable or an array) another value: an assignment,
+ * ++, --, delete, a foreach binding, a catch variable, directly or in a function n calls.
+ * (Embedded C is taken at its word: it names no script variable.) */
+bool node_modifies(Node *n, Symbol *sym);
 
 /* ---- translate.c: pass 3 ------------------------------------------------------------- */
 

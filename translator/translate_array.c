@@ -106,44 +106,6 @@ typedef struct Cursor {
 	const char *nd;         /* the C variable holding the element's node */
 } Cursor;
 
-/* Whether anything in N can give variable SYM another value: an assignment, ++ or --,
- * delete, a foreach binding, a catch variable, embedded C. */
-static bool assigns(Node *n, Symbol *sym)
-{
-	if (!n)
-		return false;
-	switch (n->kind) {
-	case N_ASSIGN: case N_PREINC: case N_POSTINC: case N_DELETE:
-		if (n->lhs && n->lhs->kind == N_VAR && n->lhs->sym == sym)
-			return true;
-		break;
-	case N_FOREACH:
-		if (n->value && n->value->sym == sym)
-			return true;
-		for (int i = 0; i < n->keys.len; i++)
-			if (((Node *)n->keys.data[i])->sym == sym)
-				return true;
-		break;
-	case N_TRY:
-		if (n->name && !strcmp(n->name, sym->name))
-			return true;
-		break;
-	case N_EMBEDDED_EXPR: case N_EMBEDDED:
-		return true;
-	default:
-		break;
-	}
-	for (int i = 0; i < n->args.len; i++)
-		if (assigns(n->args.data[i], sym))
-			return true;
-	Node *kids[] = { n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->inc, n->body,
-			 n->limit };
-	for (size_t i = 0; i < sizeof(kids) / sizeof(kids[0]); i++)
-		if (assigns(kids[i], sym))
-			return true;
-	return false;
-}
-
 /* The loop we are in whose element N (an array read) is: the same array, indexed by the
  * loop's own key variables in their order, which its body never changes. Then the read
  * is the element's value, with no lookup (SystemTap reads its cursor the same way). */
@@ -155,7 +117,7 @@ static Cursor *cursor_for(Gen *g, Node *n)
 		bool same = loop->array->sym == n->sym && loop->keys.len == n->args.len;
 		for (int k = 0; same && k < n->args.len; k++) {
 			Node *a = n->args.data[k], *key = loop->keys.data[k];
-			same = a->kind == N_VAR && a->sym == key->sym && !assigns(loop->body, a->sym);
+			same = a->kind == N_VAR && a->sym == key->sym && !node_modifies(loop->body, a->sym);
 		}
 		if (same)
 			return c;

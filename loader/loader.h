@@ -14,6 +14,10 @@ typedef struct ModInfo {
 	size_t nparams;
 } ModInfo;
 
+/* Allocation that ends hwtap-run with "error: out of memory" when it fails (modinfo.c). */
+void *xrealloc(void *p, size_t size);
+char *xstrndup(const char *s, size_t n);
+
 /* Reads PATH's .modinfo into MI. 0, or -1 with a message (malloc'ed, without the
  * "hwtap-run: error: " prefix) in *WHY. */
 int modinfo_read(const char *path, ModInfo *mi, char **why);

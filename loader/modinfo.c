@@ -29,7 +29,17 @@ static char *format(const char *fmt, ...)
 	return s;
 }
 
-static char *xstrndup(const char *s, size_t n)
+void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size ? size : 1);
+	if (!p) {
+		fputs("hwtap-run: error: out of memory\n", stderr);
+		exit(1);
+	}
+	return p;
+}
+
+char *xstrndup(const char *s, size_t n)
 {
 	char *d = strndup(s, n);
 	if (!d) {
@@ -41,12 +51,7 @@ static char *xstrndup(const char *s, size_t n)
 
 static void add_param(ModInfo *mi, const char *name, size_t len)
 {
-	char **v = realloc(mi->params, sizeof(*v) * (mi->nparams + 1));
-	if (!v) {
-		fputs("hwtap-run: error: out of memory\n", stderr);
-		exit(1);
-	}
-	mi->params = v;
+	mi->params = xrealloc(mi->params, sizeof(*mi->params) * (mi->nparams + 1));
 	mi->params[mi->nparams++] = xstrndup(name, len);
 }
 

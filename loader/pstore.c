@@ -38,21 +38,6 @@ typedef struct Files {
 	int dirs;
 } Files;
 
-static void *xrealloc(void *p, size_t size)
-{
-	p = realloc(p, size ? size : 1);
-	if (!p) {
-		fputs("hwtap-run: error: out of memory\n", stderr);
-		exit(1);
-	}
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	return strcpy(xrealloc(NULL, strlen(s) + 1), s);
-}
-
 /* The whole of PATH, NUL-terminated: 0, or -1 with errno. */
 static int slurp(const char *path, char **text, size_t *len)
 {
@@ -90,7 +75,7 @@ static int add_file(Files *fs, const char *path, int dir)
 	char reason[32];
 	if (sscanf(d.text, "%31[A-Za-z]#%ld Part%ld", reason, &d.count, &d.part) != 3)
 		d.count = d.part = 0;
-	d.path = xstrdup(path);
+	d.path = xstrndup(path, strlen(path));
 	fs->v = xrealloc(fs->v, (fs->n + 1) * sizeof(*fs->v));
 	fs->v[fs->n++] = d;
 	return 0;
@@ -203,14 +188,14 @@ static void tail_head(PanicTail *t, const char *rest)
 {
 	const char *script = strstr(rest, " script=");
 	if (!strncmp(rest, "lost: ", 6)) {
-		t->lost = xstrdup(rest + 6);
+		t->lost = xstrndup(rest + 6, strlen(rest + 6));
 		t->complete = 1;
 	} else if (sscanf(rest, "bytes=%lld unread=%lld overwritten=%lld", &t->bytes, &t->unread,
 			  &t->overwritten) != 3 || !script) {
 		t->bytes = t->unread = t->overwritten = -1;
 	}
 	if (script)
-		t->script = xstrdup(script + 8);
+		t->script = xstrndup(script + 8, strlen(script + 8));
 }
 
 typedef struct Tails {
@@ -225,7 +210,7 @@ static PanicTail *tail_new(Tails *ts, const char *name, const char *source)
 	PanicTail *t = &ts->v[ts->n++];
 	memset(t, 0, sizeof(*t));
 	snprintf(t->name, sizeof(t->name), "%s", name);
-	t->source = xstrdup(source);
+	t->source = xstrndup(source, strlen(source));
 	t->bytes = t->unread = t->overwritten = -1;
 	return t;
 }

@@ -640,8 +640,9 @@ static Node *foreach_stmt(Parser *p, Token **rest, Token *tok)
 {
 	Node *n = new_node(N_FOREACH, tok);
 	tok = expect(p, tok->next, "(", "after 'foreach'");
-	/* v = ..., or v+ = / v- = : sorted by value (SystemTap's spelling of "in a+") */
-	Token *mark = tok->next;
+	/* v = ..., or v+ = / v- = : sorted by value (SystemTap's spelling of "in a+"); at the
+	 * end of the file (a missing '(' leaves tok there) there is no next token */
+	Token *mark = tok->kind == TK_EOF ? tok : tok->next;
 	int dir = tok_is(mark, "+") ? 1 : tok_is(mark, "-") ? -1 : 0;
 	if (is_name(tok) && tok_is(dir ? mark->next : mark, "=")) {
 		n->value = new_node(N_VAR, tok);

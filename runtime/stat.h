@@ -5,10 +5,20 @@
  *
  * Values accumulate per CPU, each CPU's in records of its own (struct hwtap_stat and its
  * histogram buckets): a global scalar has one record per possible CPU here; a statistics
- * array keeps its records in the nodes of its per-CPU maps (pmap.h). `s <<< v' writes
- * its own CPU's record only, under its CPU's part of the variable's lock (lang.h); a read
- * merges the CPUs into the agg record, under every CPU's part, so agg is one per
- * variable.
+ * array keeps its records in the nodes of its per-CPU maps (pmap.h).
+ *
+ * `s <<< v' on a scalar takes no lock (as in SystemTap): only its CPU writes its record,
+ * and one handler at a time runs on a CPU (lang.h's _hwtap_enter()). The record's seq is
+ * odd while an add is under way, so a read on another CPU copies each record until it
+ * gets one that no add changed meanwhile; `delete s' only moves the scalar's generation
+ * on, and a record of an older generation reads as empty and is reset by its CPU's next
+ * add. Reads and deletes of a scalar, and everything on an array (its CPU's part for an
+ * add, pmap.h), go under the variable's lock (lang.h): a read merges the CPUs into the
+ * agg record, one per variable.
+ *
+ * An add keeps only what the script reads (struct hwtap_stat_shape): the count always,
+ * the sum, minimum, maximum and variance when an extractor or a sort reads them, and the
+ * histogram when it prints one, as SystemTap does.
  *
  * The arithmetic is SystemTap's (its runtime/stat-common.c, stat.c and map.c), integer
  * only, so that results agree to the last digit: Welford's running variance per CPU,
@@ -26,9 +36,13 @@
 #include <linux/numa.h>
 #include <linux/overflow.h>
 #include <linux/percpu.h>
+#include <linux/processor.h>
+#include <linux/seqlock.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
+
+#include "lang.h"		/* MAXTRYLOCK */
 
 enum hwtap_hist_type { HWTAP_HIST_NONE, HWTAP_HIST_LOG, HWTAP_HIST_LINEAR };
 enum hwtap_stat_op {
@@ -42,20 +56,29 @@ enum hwtap_stat_op {
 #define HWTAP_HIST_ELISION	2	/* empty rows kept around data before a "~" */
 
 struct hwtap_stat {
+	seqcount_t seq;			/* a scalar's: odd while its CPU adds */
+	u32 gen;			/* a scalar's: the `delete s' it belongs after */
 	int64_t count, sum, min, max;
 	int64_t avg_s, m2, variance_s;	/* scaled by 2^shift (variance_s by 4^shift) */
 	int64_t variance;		/* merged only */
 	int64_t hist[];
 };
 
-/* What a statistic keeps besides count, sum, min and max. The script fixes it, so the
- * generated code passes it to the add path by value, as a constant, and each add compiles
- * to what its statistic needs alone. */
+/* What a statistic keeps besides its count. The script fixes it, so the generated code
+ * passes it to the add path by value, as a constant, and each add compiles to what its
+ * statistic needs alone. */
 struct hwtap_stat_shape {
 	u8 hist_type;			/* enum hwtap_hist_type */
 	int64_t start, stop, interval;	/* @hist_linear(s, start, stop, interval) */
 	int shift;			/* @variance(s, shift) */
-	bool variance;			/* the script reads @variance: track it */
+	bool variance;			/* the script reads @variance: track it (and the sum) */
+	bool sum, min, max;		/* the script reads @sum or @avg, @min, @max */
+};
+
+/* A CPU's share of a scalar's variance, as a read copied it (the merge needs each CPU's
+ * after the mean of all). */
+struct hwtap_stat_part {
+	int64_t count, avg_s, variance_s;
 };
 
 struct hwtap_stats {
@@ -68,6 +91,9 @@ struct hwtap_stats {
 	size_t size;			/* of a record with its buckets */
 	struct hwtap_stat * __percpu *cpu;	/* a scalar's record on each possible CPU */
 	struct hwtap_stat *agg;		/* what a read merged */
+	struct hwtap_stat *copy;	/* a scalar's: a read's copy of a CPU's record */
+	struct hwtap_stat_part *parts;	/* a scalar's with @variance: per possible CPU */
+	u32 gen;			/* a scalar's: how many `delete s' there were */
 };
 
 /* Where a CPU's records go: its memory node, when it is online to say. */
@@ -102,8 +128,12 @@ static void _hwtap_stats_free(struct hwtap_stats *st)
 			kvfree(*per_cpu_ptr(st->cpu, cpu));
 	free_percpu(st->cpu);
 	kvfree(st->agg);
+	kvfree(st->copy);
+	kvfree(st->parts);
 	st->cpu = NULL;
 	st->agg = NULL;
+	st->copy = NULL;
+	st->parts = NULL;
 }
 
 /* Process context, when the session starts: 0 or -ENOMEM. */
@@ -117,6 +147,15 @@ static int _hwtap_stats_alloc(struct hwtap_stats *st)
 		goto fail;
 	if (!st->per_cpu)
 		return 0;
+	st->gen = 0;
+	st->copy = kvzalloc(st->size, GFP_KERNEL);
+	if (!st->copy)
+		goto fail;
+	if (st->shape.variance) {
+		st->parts = kvcalloc(nr_cpu_ids, sizeof(*st->parts), GFP_KERNEL);
+		if (!st->parts)
+			goto fail;
+	}
 	st->cpu = alloc_percpu(struct hwtap_stat *);
 	if (!st->cpu)
 		goto fail;
@@ -200,22 +239,23 @@ static inline void _hwtap_stat_variance_add(int shift, struct hwtap_stat *sd, in
 	sd->variance_s = _hwtap_div64(sd->m2, sd->count - 1);
 }
 
-/* s <<< v into this CPU's record sd of a statistic of shape sh (a constant from the
- * generated code); the caller holds this CPU's part of the variable's lock. */
+/* s <<< v into record sd of a statistic of shape sh (a constant from the generated code),
+ * which nothing else writes meanwhile. */
 static __always_inline void _hwtap_stat_add(struct hwtap_stat_shape sh,
 					    struct hwtap_stat *sd, int64_t v)
 {
-	if (sd->count == 0) {
-		sd->count = 1;
+	if (!sh.sum && !sh.min && !sh.max && !sh.variance)
+		sd->count++;			/* and the histogram alone */
+	else if (sd->count++ == 0) {
 		sd->sum = sd->min = sd->max = v;
 		sd->avg_s = _hwtap_shl(v, sh.shift);
 		sd->m2 = 0;
 	} else {
-		sd->count++;
-		sd->sum += v;
-		if (v > sd->max)
+		if (sh.sum || sh.variance)
+			sd->sum += v;
+		if (sh.max && v > sd->max)
 			sd->max = v;
-		if (v < sd->min)
+		if (sh.min && v < sd->min)
 			sd->min = v;
 		if (sh.variance)
 			_hwtap_stat_variance_add(sh.shift, sd, v);
@@ -223,13 +263,34 @@ static __always_inline void _hwtap_stat_add(struct hwtap_stat_shape sh,
 	_hwtap_stat_hist_add(sh, sd, v);
 }
 
-/* delete s: a scalar, on every CPU. */
-static void _hwtap_stats_clear(const struct hwtap_stats *st)
+/* A record of an older generation, on its CPU: empty again, of this one. */
+static noinline void _hwtap_stat_renew(const struct hwtap_stats *st, struct hwtap_stat *sd,
+				       u32 gen)
 {
-	int cpu;
+	memset(&sd->count, 0, st->size - offsetof(struct hwtap_stat, count));
+	sd->gen = gen;
+}
 
-	for_each_possible_cpu(cpu)
-		memset(_hwtap_stat_cpu(st, cpu), 0, st->size);
+/* s <<< v on a global scalar, with no lock: this CPU's record, seq odd meanwhile. The
+ * stores are ordered for a reader on another CPU (_hwtap_stat_copy()). */
+static __always_inline void _hwtap_stats_add(struct hwtap_stat_shape sh,
+					     const struct hwtap_stats *st, int64_t v)
+{
+	struct hwtap_stat *sd = this_cpu_read(*st->cpu);
+	u32 gen = READ_ONCE(st->gen);
+
+	raw_write_seqcount_begin(&sd->seq);
+	if (unlikely(sd->gen != gen))
+		_hwtap_stat_renew(st, sd, gen);
+	_hwtap_stat_add(sh, sd, v);
+	raw_write_seqcount_end(&sd->seq);
+}
+
+/* delete s: a scalar, under every CPU's part of its lock. Its CPUs' records become of an
+ * older generation: they read as empty, and each CPU's next add starts its record anew. */
+static void _hwtap_stats_clear(struct hwtap_stats *st)
+{
+	WRITE_ONCE(st->gen, st->gen + 1);
 }
 
 static void _hwtap_stat_sum_into(const struct hwtap_stats *st, struct hwtap_stat *agg,
@@ -254,6 +315,35 @@ static inline int64_t _hwtap_sq_dev(int64_t count, int64_t avg, int64_t mean)
 	return count * (avg - mean) * (avg - mean);
 }
 
+/* A copy of CPU cpu's record of scalar st in st->copy (its count and histogram with hist),
+ * taken when no add was under way there from its start to its end; NULL when it is empty.
+ * Its CPU adds in a handler, which nothing preempts, so a busy record is soon free: after
+ * MAXTRYLOCK tries the copy is taken as it is. */
+static const struct hwtap_stat *_hwtap_stat_copy(const struct hwtap_stats *st, int cpu,
+						  bool hist)
+{
+	const struct hwtap_stat *sd = _hwtap_stat_cpu(st, cpu);
+	size_t size = hist ? st->size : sizeof(*sd);
+	unsigned int seq;
+	int tries;
+
+	for (tries = 0; tries < MAXTRYLOCK; tries++) {
+		seq = raw_read_seqcount(&sd->seq);
+		if (seq & 1) {
+			cpu_relax();
+			continue;
+		}
+		memcpy(st->copy, sd, size);
+		if (!read_seqcount_retry(&sd->seq, seq))
+			break;
+	}
+	if (tries == MAXTRYLOCK)
+		memcpy(st->copy, sd, size);
+	if (st->copy->gen != st->gen || st->copy->count == 0)
+		return NULL;
+	return st->copy;
+}
+
 /* A scalar statistic: SystemTap's _stp_stat_get(). */
 static struct hwtap_stat *_hwtap_stat_merge(const struct hwtap_stats *st, bool hist)
 {
@@ -263,21 +353,27 @@ static struct hwtap_stat *_hwtap_stat_merge(const struct hwtap_stats *st, bool h
 
 	memset(agg, 0, hist ? st->size : sizeof(*agg));
 	for_each_possible_cpu(cpu) {
-		const struct hwtap_stat *sd = _hwtap_stat_cpu(st, cpu);
+		const struct hwtap_stat *sd = _hwtap_stat_copy(st, cpu, hist);
 
-		if (sd->count)
-			_hwtap_stat_sum_into(st, agg, sd, hist);
+		if (st->parts)
+			st->parts[cpu].count = 0;
+		if (!sd)
+			continue;
+		_hwtap_stat_sum_into(st, agg, sd, hist);
+		if (st->parts)
+			st->parts[cpu] = (struct hwtap_stat_part){ sd->count, sd->avg_s,
+								   sd->variance_s };
 	}
 	if (!st->shape.variance)
 		return agg;
 	agg->avg_s = _hwtap_div64(_hwtap_shl(agg->sum, st->shape.shift), agg->count);
 	for_each_possible_cpu(cpu) {
-		const struct hwtap_stat *sd = _hwtap_stat_cpu(st, cpu);
+		const struct hwtap_stat_part *p = &st->parts[cpu];
 
-		if (!sd->count)
+		if (!p->count)
 			continue;
-		s1 += _hwtap_sq_dev(sd->count, sd->avg_s, agg->avg_s);
-		s2 += (sd->count - 1) * sd->variance_s;
+		s1 += _hwtap_sq_dev(p->count, p->avg_s, agg->avg_s);
+		s2 += (p->count - 1) * p->variance_s;
 	}
 	agg->variance_s = _hwtap_div64(s1 + s2, agg->count - 1);
 	agg->variance = agg->variance_s >> (2 * st->shape.shift);

@@ -3,7 +3,8 @@
  *     calls: the loop walks the array (SystemTap rejects these scripts too);
  *   - each statistic has one histogram kind (@hist_log, or @hist_linear with one set of
  *     bounds) and @variance one bit shift, a literal 0 to 62; both are recorded in its
- *     Symbol for pass 3, with whether @variance reads it.
+ *     Symbol for pass 3, with what the extractors and sorts by value read of it (its
+ *     add path keeps only that: runtime/stat.h).
  */
 #include "hwtap.h"
 
@@ -185,6 +186,19 @@ static void check_kids(Check *k, Node *n)
 		k->loops.len--;
 }
 
+/* What extractor op (@count ... @variance) reads of statistic sym. */
+static void stat_reads(Symbol *sym, const char *op)
+{
+	if (!strcmp(op, "@sum") || !strcmp(op, "@avg"))
+		sym->stat_sum = true;
+	else if (!strcmp(op, "@min"))
+		sym->stat_min = true;
+	else if (!strcmp(op, "@max"))
+		sym->stat_max = true;
+	else if (!strcmp(op, "@variance"))
+		sym->variance = true;
+}
+
 static void check_node(Check *k, Node *n)
 {
 	if (!n)
@@ -193,11 +207,15 @@ static void check_node(Check *k, Node *n)
 		check_write(k, n);
 	if (n->kind == N_HIST)
 		check_hist(k, n);
-	if (n->kind == N_AT_OP && !strcmp(n->op, "@variance") && n->lhs->sym) {
-		n->lhs->sym->variance = true;
-		if (n->args.len == 1)
+	if (n->kind == N_AT_OP && n->lhs->sym) {
+		stat_reads(n->lhs->sym, n->op);
+		if (!strcmp(n->op, "@variance") && n->args.len == 1)
 			check_shift(k, n, n->lhs->sym);
 	}
+	/* a statistics array sorted by value: by @count unless it names another */
+	if (n->kind == N_FOREACH && n->sort_key == -1 && n->array && n->array->sym &&
+	    n->array->sym->type == TY_STATS)
+		stat_reads(n->array->sym, n->op ? n->op : "@count");
 	check_kids(k, n);
 }
 

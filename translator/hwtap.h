@@ -468,6 +468,7 @@ struct Symbol {
 	Node *hist;                      /* the first @hist_log/@hist_linear of it, or NULL */
 	int bit_shift;
 	bool variance;                   /* @variance reads it */
+	bool stat_sum, stat_min, stat_max;  /* @sum or @avg, @min, @max read it (or sort by) */
 };
 
 /* print, printf, sprintf ...: functions of the language itself */

@@ -5,9 +5,10 @@
  * it calls (transitively) touches. A handler that touches no global takes no lock, so
  * timer.profile or perf handlers on every CPU do not wait for each other.
  *
- *   add        `s <<< v', `sa[k] <<< v' and nothing else on a statistic: its CPU's part
- *              of the lock, as each CPU adds to its own records and maps
- *              (runtime/stat.h, runtime/pmap.h)
+ *   add        `s <<< v', `sa[k] <<< v' and nothing else on a statistic: no lock for a
+ *              scalar (each CPU adds to its own record, a read copies it when no add
+ *              is under way: runtime/stat.h), its CPU's part for an array (each CPU
+ *              adds to its own map: runtime/pmap.h)
  *   shared     reading a scalar or an array element, `in'
  *   exclusive  assignments, ++/--, delete, extractors and histograms (they merge the CPUs
  *              into one record), foreach (its snapshot and the map's walker count are one
@@ -167,11 +168,13 @@ void lock_plan(Session *s)
 }
 
 /* How a handler takes global gl's lock in mode m: the name in runtime/lang.h's
- * _hwtap_NAME_trylock() and _hwtap_NAME_unlock(). */
+ * _hwtap_NAME_trylock() and _hwtap_NAME_unlock(), NULL for no lock. */
 const char *lock_how(Global *gl, LockMode m)
 {
+	if (gl->sym->type == TY_STATS && m == LOCK_ADD)
+		return gl->sym->arity == 0 ? NULL : "cpu";
 	if (gl->sym->type == TY_STATS)
-		return m == LOCK_ADD ? "cpu" : "all";
+		return "all";
 	return m == LOCK_WRITE ? "write" : "read";
 }
 

@@ -6,7 +6,8 @@
  * g_NAME, a struct hwtap_pmap (runtime/pmap.h), its configuration gs_NAME. Reads work
  * on the merged record (const struct hwtap_stat *, NULL for an element no CPU has: it
  * reads as empty). Both have a lock per CPU (lang.h's hwtap_cpu_lock_t): `<<<' takes
- * its CPU's part, other uses all of them (translate_locks.c). Each statistic has at most
+ * none on a scalar and its CPU's part on an array, other uses all of them
+ * (translate_locks.c). Each statistic has at most
  * one histogram kind and one @variance bit shift (checked in pass 2, kept in its Symbol).
  */
 #include "translate.h"
@@ -32,7 +33,8 @@ static int buckets_of(Node *h)
 	return (int)((hi - lo) / step + 3);
 }
 
-/* Its struct hwtap_stat_shape: the histogram, the @variance bit shift. */
+/* Its struct hwtap_stat_shape: the histogram, the @variance bit shift, what else the
+ * script reads of it (check.c). */
 static char *stat_shape(Symbol *sym)
 {
 	Node *h = sym->hist;
@@ -42,8 +44,10 @@ static char *stat_shape(Symbol *sym)
 	for (int i = 0; h && i < h->args.len && i < 3; i++)
 		v[i] = (long long)((Node *)h->args.data[i])->num;
 	return xformat("{ .hist_type = %s, .start = %lldLL, .stop = %lldLL, .interval = %lldLL, "
-		       ".shift = %d, .variance = %s }", type, v[0], v[1], v[2], sym->bit_shift,
-		       sym->variance ? "true" : "false");
+		       ".shift = %d, .variance = %s, .sum = %s, .min = %s, .max = %s }", type, v[0],
+		       v[1], v[2], sym->bit_shift, sym->variance ? "true" : "false",
+		       sym->stat_sum ? "true" : "false", sym->stat_min ? "true" : "false",
+		       sym->stat_max ? "true" : "false");
 }
 
 char *stat_struct(Symbol *sym, bool per_cpu)
@@ -92,9 +96,8 @@ void stat_add(Gen *g, StrBuf *sb, Node *n)
 	StrBuf v = {0};
 	if (x->kind == N_VAR) {
 		tr_expr(g, &v, n->rhs);
-		sb_printf(sb, "({ int64_t __v = (%s); _hwtap_stat_add((struct hwtap_stat_shape)%s, "
-			  "_hwtap_stat_this_cpu(&g_%s), __v); __v; })", v.buf, stat_shape(x->sym),
-			  x->sym->name);
+		sb_printf(sb, "({ int64_t __v = (%s); _hwtap_stats_add((struct hwtap_stat_shape)%s, "
+			  "&g_%s, __v); __v; })", v.buf, stat_shape(x->sym), x->sym->name);
 		return;
 	}
 	StrBuf pre = {0};

@@ -34,10 +34,14 @@
 #ifndef MAXACTION
 #define MAXACTION 1000
 #endif
-/* begin, end and error probes run in process context, where SystemTap allows ten times as
- * much (its name and default) */
+/* SystemTap 4.8 builds with INTERRUPTIBLE 1, and then every handler may run
+ * MAXACTION_INTERRUPTIBLE actions (its name and default); -D INTERRUPTIBLE=0 makes it
+ * MAXACTION. */
 #ifndef MAXACTION_INTERRUPTIBLE
 #define MAXACTION_INTERRUPTIBLE (MAXACTION * 10)
+#endif
+#ifndef INTERRUPTIBLE
+#define INTERRUPTIBLE 1
 #endif
 #ifndef MAXNESTING
 #define MAXNESTING 10
@@ -178,7 +182,9 @@ _hwtap_enter(struct hwtap_context_base *b, const char *pp, struct pt_regs *regs,
 	b->last_stmt = NULL;
 	b->last_error = NULL;
 	b->plain_error = false;
-	b->actions_left = kind == HWTAP_PROBE_EVENT ? MAXACTION : MAXACTION_INTERRUPTIBLE;
+	/* SystemTap stops a handler when its budget reaches 0, so the last action is not
+	 * there to spend: _hwtap_action() stops below 0 */
+	b->actions_left = (INTERRUPTIBLE ? MAXACTION_INTERRUPTIBLE : MAXACTION) - 1;
 	b->nesting = -1;
 	b->regs = regs;
 	b->user_mode_p = regs ? user_mode(regs) : 0;

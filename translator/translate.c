@@ -88,21 +88,84 @@ char *tr_fail_at(Token *tok)
 	return xformat("{ c->base.last_stmt = %s; goto fail; }", tr_place(tok));
 }
 
+/* n actions of the MAXACTION budget, the place tok. */
+static void tr_actions(Gen *g, int n, Token *tok)
+{
+	tr_line(g, "if (unlikely(!_hwtap_action(&c->base, %d))) { c->base.last_stmt = %s; "
+		"goto out; }", n, tr_place(tok));
+}
+
 /* One action of the MAXACTION budget, for a statement or a loop's round at tok. */
 void tr_action(Gen *g, Token *tok)
 {
-	tr_line(g, "if (unlikely(!_hwtap_action(&c->base, 1))) { c->base.last_stmt = %s; "
-		"goto out; }", tr_place(tok));
+	tr_actions(g, 1, tok);
 }
 
 /* Where a loop's round counts against MAXACTION: SystemTap charges a round together with
- * its body's statements, at the body's last statement (at the loop for an empty body). */
+ * its body's statements, at the end of the body: its '{' (a block of one statement is
+ * that statement, as stap's optimizer unwraps it), at the loop for an empty body. */
 Token *tr_round_place(Node *loop)
 {
-	Node *last = loop->body;
-	while (last && last->kind == N_BLOCK)
-		last = last->args.len ? last->args.data[last->args.len - 1] : NULL;
-	return last && last->kind != N_NULL ? last->tok : loop->tok;
+	Node *body = loop->body;
+	while (body && body->kind == N_BLOCK && body->args.len == 1)
+		body = body->args.data[0];
+	if (!body || body->kind == N_NULL || (body->kind == N_BLOCK && !body->args.len))
+		return loop->tok;
+	return body->tok;
+}
+
+/* The statements of a loop body made of expression statements alone (in blocks or not),
+ * into v; false for any other body. */
+static bool plain_statements(Node *n, Vec *v)
+{
+	if (!n || n->kind == N_NULL)
+		return true;
+	if (n->kind == N_EXPR_STMT) {
+		vec_push(v, n);
+		return true;
+	}
+	if (n->kind != N_BLOCK)
+		return false;
+	for (int i = 0; i < n->args.len; i++)
+		if (!plain_statements(n->args.data[i], v))
+			return false;
+	return true;
+}
+
+/*
+ * SystemTap charges MAXACTION in batches: a loop's round counts one action and each
+ * statement one, summed up to the end of the body, where one check takes them all (or at
+ * the tenth, naming that statement). A body of plain statements does the same here: one
+ * check a round instead of one for the round and one per statement. Other bodies
+ * (branches, nested loops, break and continue) charge the round at its start and each
+ * statement before it runs, at the same places.
+ */
+void tr_loop_round(Gen *g, Node *loop)
+{
+	Vec stmts = {0};
+	if (!plain_statements(loop->body, &stmts)) {
+		tr_action(g, tr_round_place(loop));
+		tr_stmt(g, loop->body);
+		return;
+	}
+	int pending = 1;                /* the round */
+	bool was = g->batched;
+	g->batched = true;
+	tr_line(g, "{");
+	g->indent++;
+	for (int i = 0; i < stmts.len; i++) {
+		Node *s = stmts.data[i];
+		tr_stmt(g, s);
+		if (++pending >= 10) {
+			tr_actions(g, pending, s->tok);
+			pending = 0;
+		}
+	}
+	if (pending)
+		tr_actions(g, pending, tr_round_place(loop));
+	g->indent--;
+	tr_line(g, "}");
+	g->batched = was;
 }
 
 /* A new string temporary of the current frame. */
@@ -450,7 +513,8 @@ void tr_expr(Gen *g, StrBuf *sb, Node *n)
  * they happen, so a statement costs no store. */
 static void stmt_header(Gen *g, Node *n)
 {
-	tr_action(g, n->tok);
+	if (!g->batched)        /* (else tr_loop_round() charges it) */
+		tr_action(g, n->tok);
 }
 
 static void block(Gen *g, Node *n)
@@ -539,8 +603,7 @@ void tr_stmt(Gen *g, Node *n)
 		tr_line(g, "for (%s; %s; %s) {", init.buf ? xformat("(void)(%s)", init.buf) : "",
 		     cond.buf ? cond.buf : "", inc.buf ? xformat("(void)(%s)", inc.buf) : "");
 		g->indent++;
-		tr_action(g, tr_round_place(n));
-		tr_stmt(g, n->body);
+		tr_loop_round(g, n);
 		g->indent--;
 		tr_line(g, "}");
 		return;

@@ -27,6 +27,7 @@ typedef struct {
 	VEC(struct HistLoop *) hist_loops;  /* the foreach loops over histograms we are in */
 	VEC(struct Cursor *) cursors;       /* the foreach loops over arrays we are in */
 	int ntries;                /* try statements so far, for unique labels */
+	bool batched;              /* a loop body's statements charge MAXACTION together */
 	VEC(Regex *) regexes;      /* the programs of =~ and !~, each distinct regex once */
 } Gen;
 
@@ -46,6 +47,8 @@ char *tr_place(Token *tok);                /* that, as a C string literal */
 char *tr_fail_at(Token *tok);              /* { set the place; goto fail; } */
 void tr_action(Gen *g, Token *tok);        /* a MAXACTION check, the place tok */
 Token *tr_round_place(Node *loop);         /* the place of a loop round's MAXACTION */
+/* A loop's round and its body, with their MAXACTION charges as SystemTap makes them */
+void tr_loop_round(Gen *g, Node *loop);
 bool tr_has_side_effects(Node *n);
 
 /* ---- translate_print.c ------------------------------------------------------------------ */

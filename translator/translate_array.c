@@ -325,14 +325,19 @@ static void slice_filter(Gen *g, Node *n, const char *nd)
  * body. */
 static void loop_body(Gen *g, Node *n, const char *nd, int id)
 {
-	tr_action(g, tr_round_place(n));
+	bool slice = n->array->kind == N_INDEX;
+	if (slice)              /* (charged before its filter, as the round may stop there) */
+		tr_action(g, tr_round_place(n));
 	if (n->limit)
 		tr_line(g, "if (__cnt%d++ >= __lim%d) break;", id, id);
 	bind_element(g, n, nd);
 	slice_filter(g, n, nd);
 	Cursor cursor = { .loop = n, .nd = nd };
 	vec_push(&g->cursors, &cursor);
-	tr_stmt(g, n->body);
+	if (slice)
+		tr_stmt(g, n->body);
+	else
+		tr_loop_round(g, n);
 	g->cursors.len--;
 }
 

@@ -239,11 +239,10 @@ void stat_hist_foreach(Gen *g, Node *n)
 	hist_loop_start(g, n, h);
 	tr_line(g, "for (%s = 0; %s < %d; %s++) {", b, b, h->buckets, b);
 	g->indent++;
-	tr_action(g, tr_round_place(n));
 	if (n->limit)
 		tr_line(g, "if (__cnt++ >= __lim) break;");
 	vec_push(&g->hist_loops, h);
-	tr_stmt(g, n->body);
+	tr_loop_round(g, n);
 	g->hist_loops.len--;
 	g->indent--;
 	tr_line(g, "}");

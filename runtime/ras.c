@@ -19,7 +19,8 @@
  * arrive while the begin probes run wait in a queue (HWTAP_RAS_QUEUE records) and are
  * handled before any later one; beyond that they are counted, and the stop reports each
  * probe's count. A record whose handler cannot run (its CPU's context is taken, a global's
- * lock stays busy) is counted with the skipped probes, as for any event.
+ * lock stays busy) is counted with the skipped probes, as for any event. What a handler
+ * printed wakes the reader at once (other output waits for the tick: transport.h).
  *
  * The callbacks run where the kernel fires the tracepoint, with preemption disabled:
  * mce_record in a kworker (the kernel's MCE decoding work), memory_failure_event in the
@@ -88,6 +89,8 @@ static void _hwtap_ras_deliver(struct hwtap_ras *src, const struct hwtap_ras_rec
 	}
 	raw_spin_unlock_irqrestore(&_hwtap_ras_lock, flags);
 	src->handler(r);
+	/* a hardware error's output is news: the reader wakes now, not at the next tick */
+	_hwtap_wake_reader(false);
 }
 
 /* The queued records, oldest first, then live delivery. Process context; a record that

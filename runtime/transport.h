@@ -24,7 +24,10 @@
  * as the CPUs' clocks agree, and one read() looks at each CPU once, so a record that a
  * CPU commits while that read() runs comes in a later one. The reader sleeps on a wait
  * queue; a producer cannot wake it directly (an NMI must not take the wait queue's lock),
- * so it queues an irq_work, and only when the reader said it is going to sleep.
+ * so it queues an irq_work, and only when the reader said it is going to sleep. Output
+ * queues a lazy one, run at the CPU's next tick (at once when the tick is off), so that
+ * the reader wakes for the records of a tick together, not for each (a self-IPI and a
+ * wakeup per printf were most of its cost); commands for the loader wake it at once.
  *
  * End of the session: the end probes' output must not be lost. The session first waits
  * for the reader to drain the buffers (_hwtap_transport_drain()), so that the end probes
@@ -73,6 +76,7 @@ struct hwtap_transport {
 	wait_queue_head_t read_wq;		/* the reader: waits for records or the close */
 	wait_queue_head_t space_wq;		/* the end task: waits for the reader */
 	struct irq_work wake_work;		/* wakes read_wq, queued from any context */
+	struct irq_work wake_lazy;		/* the same, at the next tick */
 	int reader_waiting;			/* the reader sleeps or polls: wake it */
 	atomic_t open;				/* `out' is open (0 or 1) */
 	pid_t reader_tgid;			/* the process that opened it */
@@ -95,12 +99,13 @@ static void _hwtap_wake_work(struct irq_work *work)
 	wake_up_interruptible_all(&_hwtap_transport.read_wq);
 }
 
-static void _hwtap_wake_reader(void)
+/* lazy: at the next tick will do */
+static void _hwtap_wake_reader(bool lazy)
 {
 	/* Orders the commit before reading the flag: pairs with _hwtap_reader_sleeps(). */
 	smp_mb();
 	if (READ_ONCE(_hwtap_transport.reader_waiting))
-		irq_work_queue(&_hwtap_transport.wake_work);
+		irq_work_queue(lazy ? &_hwtap_transport.wake_lazy : &_hwtap_transport.wake_work);
 }
 
 /* One record into this CPU's buffer: 0, or -ENOSPC when it is full (or closed). */
@@ -121,7 +126,7 @@ static int _hwtap_put_record(int stream, const char *data, size_t len)
 	p[3] = len >> 8;
 	memcpy(p + HWTAP_RECORD_HDR, data, len);
 	_hwtap_rb_commit(rb, event);
-	_hwtap_wake_reader();
+	_hwtap_wake_reader(true);
 	return 0;
 }
 
@@ -233,7 +238,7 @@ static __maybe_unused int _hwtap_command(const char *command, const char *event)
 	p[HWTAP_RECORD_HDR + nc] = '\0';
 	memcpy(p + HWTAP_RECORD_HDR + nc + 1, event, ne);
 	_hwtap_rb_commit(_hwtap_transport.rb, rec);
-	_hwtap_wake_reader();
+	_hwtap_wake_reader(false);
 	return 0;
 }
 
@@ -565,6 +570,7 @@ static int _hwtap_transport_init(unsigned long size)
 	init_waitqueue_head(&t->read_wq);
 	init_waitqueue_head(&t->space_wq);
 	init_irq_work(&t->wake_work, _hwtap_wake_work);
+	t->wake_lazy = IRQ_WORK_INIT_LAZY(_hwtap_wake_work);
 	return 0;
 
 out_heads:
@@ -582,6 +588,7 @@ static struct proc_dir_entry *_hwtap_transport_create_file(struct proc_dir_entry
 static void _hwtap_transport_free(void)
 {
 	irq_work_sync(&_hwtap_transport.wake_work);
+	irq_work_sync(&_hwtap_transport.wake_lazy);
 	ring_buffer_free(_hwtap_transport.rb);
 	kfree(_hwtap_transport.heads);
 }

@@ -103,7 +103,9 @@ struct hwtap_re_action {
 };
 
 struct hwtap_re_dfa {
-	const u8 *classes;      /* byte -> class; class 0 is the NUL that ends a subject */
+	/* byte -> class; class 0 is the NUL that ends a subject. NULL: each byte is its own
+	 * class (a small test's table, one lookup a byte fewer) */
+	const u8 *classes;
 	/* state s (a multiple of nclasses) on class c: next[s + c], the next state, or
 	 * HWTAP_RE_SLOW | an action's index; a test has no actions: HWTAP_RE_SLOW stops
 	 * it, with HWTAP_RE_ACCEPT when there is a match */
@@ -175,9 +177,12 @@ static inline void _hwtap_re_record(struct hwtap_re_last *last, const char *subj
  * runs its action and takes up the walk again at the next byte. A subject without a
  * NUL in its first MAXSTRINGLEN - 1 bytes ends there.
  */
+/* (classes is a constant where the walk is inlined: one of the two remains) */
+#define HWTAP_RE_CLASS(b)	(classes ? classes[b] : (b))
+
 #define HWTAP_RE_STEP(k)						\
 	do {								\
-		e = next[st + classes[p[pos + (k)]]];			\
+		e = next[st + HWTAP_RE_CLASS(p[pos + (k)])];		\
 		if (unlikely(e & HWTAP_RE_SLOW)) {			\
 			pos += (k);					\
 			goto slow;					\
@@ -199,7 +204,7 @@ static inline void _hwtap_re_record(struct hwtap_re_last *last, const char *subj
 	} while (0)
 
 /* Whether subject has a match of the test d. */
-static inline bool _hwtap_re_test(const struct hwtap_re_dfa *d, const char *subject)
+static __always_inline bool _hwtap_re_test(const struct hwtap_re_dfa *d, const char *subject)
 {
 	const unsigned char *p = (const unsigned char *)subject;
 	const u8 *classes = d->classes;
@@ -207,7 +212,7 @@ static inline bool _hwtap_re_test(const struct hwtap_re_dfa *d, const char *subj
 	unsigned int pos = 0, e, st = d->start;
 
 	HWTAP_RE_WALK(MAXSTRINGLEN - 1);
-	e = next[st + classes[0]];
+	e = next[st + HWTAP_RE_CLASS(0)];
 slow:
 	return e & HWTAP_RE_ACCEPT;
 }
@@ -248,7 +253,7 @@ static __always_inline bool _hwtap_re_search(const struct hwtap_re_dfa *d,
 		const u8 (*op)[2], (*end)[2];
 
 		HWTAP_RE_WALK(MAXSTRINGLEN - 1);
-		e = next[st + classes[0]];
+		e = next[st + HWTAP_RE_CLASS(0)];
 slow:
 		act = &d->actions[e & HWTAP_RE_INDEX];
 		if (likely(!act->more)) {
@@ -288,6 +293,7 @@ slow:
 
 #undef HWTAP_RE_WALK
 #undef HWTAP_RE_STEP
+#undef HWTAP_RE_CLASS
 
 /* ---- the Pike VM ---- */
 

@@ -305,6 +305,7 @@ struct Global {
 	Token *tok;
 	Script *script;
 	Symbol *sym;
+	bool running_writes;            /* a handler other than begin, end, error writes it */
 };
 
 struct Script {

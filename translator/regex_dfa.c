@@ -53,6 +53,8 @@
 #define DFA_MAX_SLOTS (0xff - 2 - DFA_MAX_REGS)
 #define DFA_MAX_OPS 255         /* operations of one transition (u8) */
 #define DFA_MAX_ALL_OPS 65535
+#define REGEX_FLAT_MAX 4096     /* entries of a test's table with a state's 256 bytes
+				 * apart (16 states, 8 KiB): see regex_dfa_emit() */
 
 /* Register values while building: a register of the state before, or one of these. */
 enum {
@@ -519,14 +521,19 @@ static int reg_code(const Dfa *a, int v)
 
 void regex_dfa_emit(StrBuf *out, const Dfa *a, const char *name)
 {
-	int nc = a->ncls;
-	sb_printf(out, "static const u8 %s_classes[256] = {", name);
-	for (int b = 0; b < 256; b++)
-		sb_printf(out, "%s%d,", b % 16 ? " " : "\n\t", a->cls[b]);
-	sb_puts(out, "\n};\n");
+	/* a small test's states take 256 entries each, one per byte: the walk then looks
+	 * up no class (runtime/regex.h) */
+	bool flat = a->kind == DFA_TEST && a->states.len * 256 <= REGEX_FLAT_MAX;
+	int nc = flat ? 256 : a->ncls;
+	if (!flat) {
+		sb_printf(out, "static const u8 %s_classes[256] = {", name);
+		for (int b = 0; b < 256; b++)
+			sb_printf(out, "%s%d,", b % 16 ? " " : "\n\t", a->cls[b]);
+		sb_puts(out, "\n};\n");
+	}
 	sb_printf(out, "static const u16 %s_next[] = {", name);
 	for (int i = 0; i < a->states.len * nc; i++) {
-		int v = a->next[i];
+		int v = flat ? a->next[i / 256 * a->ncls + a->cls[i % 256]] : a->next[i];
 		if (a->kind == DFA_TEST && v < 0)
 			sb_printf(out, "%s%s,", i % 8 ? " " : "\n\t",
 				  v == ~1 ? "HWTAP_RE_SLOW | HWTAP_RE_ACCEPT" : "HWTAP_RE_SLOW");
@@ -562,7 +569,8 @@ void regex_dfa_emit(StrBuf *out, const Dfa *a, const char *name)
 		sb_puts(out, "\n};\n");
 	}
 	sb_printf(out, "static const struct hwtap_re_dfa %s = {\n", name);
-	sb_printf(out, "\t.classes = %s_classes, .next = %s_next,\n", name, name);
+	sb_printf(out, "\t.classes = %s, .next = %s_next,\n",
+		  flat ? "NULL" : xformat("%s_classes", name), name);
 	sb_printf(out, "\t.actions = %s, .ops = %s, .best = %s,\n",
 		  a->nactions ? xformat("%s_actions", name) : "NULL",
 		  a->nops ? xformat("%s_ops", name) : "NULL",

@@ -16,6 +16,11 @@
  *
  * Statistics take every CPU's part of their lock where others take it shared or
  * exclusive.
+ *
+ * As in SystemTap, a global that only begin, end and error probes change (a filter, a
+ * setting the script starts with) is taken by no lock where the other handlers read it:
+ * begin probes run before any of those starts and end and error probes after all of them
+ * stopped (runtime/session.h), so it does not change while they run.
  */
 #include "translate.h"
 
@@ -145,6 +150,8 @@ static void walk(Walk *w, Node *n)
 	}
 }
 
+static void running_writes(Session *s);
+
 /* Every used function's summary: what it and its callees lock, to a fixed point (calls
  * may recurse). */
 void lock_plan(Session *s)
@@ -165,6 +172,7 @@ void lock_plan(Session *s)
 			changed |= w.changed;
 		}
 	}
+	running_writes(s);
 }
 
 /* How a handler takes global gl's lock in mode m: the name in runtime/lang.h's
@@ -178,13 +186,45 @@ const char *lock_how(Global *gl, LockMode m)
 	return m == LOCK_WRITE ? "write" : "read";
 }
 
-/* What probe p locks, per global (s->globals order); lock_plan() ran before. */
-LockMode *probe_locks(Session *s, Probe *p)
+/* Whether p runs while other handlers may: all but begin, end and error (and never). */
+static bool runs_alongside(Probe *p)
+{
+	const char *f = p->family->name;
+	return strcmp(f, "begin") && strcmp(f, "end") && strcmp(f, "error") && strcmp(f, "never");
+}
+
+static LockMode *walk_probe(Session *s, Probe *p)
 {
 	LockMode *modes = xalloc(sizeof(LockMode) * (s->globals.len + 1));
 	Walk w = {.s = s, .modes = modes};
 	ProbePoint *pp = p->points.data[0];
 	walk(&w, pp->cond);
 	walk(&w, p->body);
+	return modes;
+}
+
+/* Which globals the handlers that run alongside others change (Global.running_writes):
+ * after lock_plan(). */
+static void running_writes(Session *s)
+{
+	for (int i = 0; i < s->probes.len; i++) {
+		Probe *p = s->probes.data[i];
+		if (!runs_alongside(p))
+			continue;
+		LockMode *modes = walk_probe(s, p);
+		for (int k = 0; k < s->globals.len; k++)
+			if (modes[k] == LOCK_ADD || modes[k] == LOCK_WRITE)
+				((Global *)s->globals.data[k])->running_writes = true;
+	}
+}
+
+/* What probe p locks, per global (s->globals order); lock_plan() ran before. A read that
+ * nothing running alongside can change takes none. */
+LockMode *probe_locks(Session *s, Probe *p)
+{
+	LockMode *modes = walk_probe(s, p);
+	for (int k = 0; runs_alongside(p) && k < s->globals.len; k++)
+		if (modes[k] == LOCK_READ && !((Global *)s->globals.data[k])->running_writes)
+			modes[k] = LOCK_NONE;
 	return modes;
 }

@@ -30,8 +30,11 @@
  *
  * Bounds keep a module small and a match short: repetition counts up to RX_MAX_COUNT,
  * programs up to RX_MAX_INSNS instructions once repetitions are expanded and RX_MAX_ARCS
- * arcs, and at most RX_MAX_SCRATCH bytes of the Pike VM's scratch per CPU (checked for
- * every regex, so that whether its DFA fits never decides whether a script builds).
+ * arcs, and at most RX_MAX_SCRATCH bytes of the Pike VM's scratch per CPU. A regex within
+ * them builds whether its DFA fits or not. One beyond the Pike VM's bounds (up to
+ * RX_MAX_ARCS_DFA arcs: an alternation of a hundred and more words, which SystemTap
+ * takes) builds when its DFA fits: pass 2 tries the test's, pass 3 says so when the
+ * search a script that reads matched() needs does not fit.
  */
 #include "translate.h"
 
@@ -42,7 +45,8 @@
 #define RX_MAX_COUNT 1000       /* x{m,n}: m and n */
 #define RX_MAX_DEPTH 100        /* groups inside groups */
 #define RX_MAX_INSNS 3000
-#define RX_MAX_ARCS 4096
+#define RX_MAX_ARCS 4096        /* of a program the Pike VM runs */
+#define RX_MAX_ARCS_DFA 65536   /* of one only a DFA runs */
 #define RX_MAX_SAVES 65535
 #define RX_MAX_SCRATCH 8192
 
@@ -516,6 +520,7 @@ struct Regex {
 	/* its DFA (regex_dfa.c), or none: the Pike VM runs the program */
 	Dfa *test;              /* when nothing reads the last match */
 	Dfa *search;            /* when something does */
+	char *pike_too_large;   /* why the Pike VM cannot run it, or NULL */
 };
 
 typedef struct {
@@ -532,7 +537,7 @@ typedef struct {
 static void add_arc(Flat *f, int to)
 {
 	RxProg *re = f->re;
-	if (re->narcs == RX_MAX_ARCS || re->nsaves + f->npath > RX_MAX_SAVES) {
+	if (re->narcs == RX_MAX_ARCS_DFA || re->nsaves + f->npath > RX_MAX_SAVES) {
 		f->full = true;
 		return;
 	}
@@ -668,16 +673,17 @@ static Regex *compile(Node *lit, bool warn)
 	Regex *re = flatten(&g, p.groups);
 	if (!re) {
 		fail(&p, 0, "regular expression is too complex: more than %d transitions between "
-		     "the states of its automaton", RX_MAX_ARCS);
+		     "the states of its automaton", RX_MAX_ARCS_DFA);
 		return NULL;
 	}
-	if (scratch_bytes(&re->prog) > RX_MAX_SCRATCH) {
-		fail(&p, 0, "regular expression is too large: matching it needs %lld bytes per "
-		     "CPU (%d states, %d capture positions), more than %d",
-		     (long long)scratch_bytes(&re->prog), re->prog.nstates, re->prog.ncaps,
-		     RX_MAX_SCRATCH);
-		return NULL;
-	}
+	if (re->prog.narcs > RX_MAX_ARCS)
+		re->pike_too_large = xformat("more than %d transitions between the states of "
+					     "its automaton", RX_MAX_ARCS);
+	else if (scratch_bytes(&re->prog) > RX_MAX_SCRATCH)
+		re->pike_too_large = xformat("%lld bytes per CPU to match it (%d states, %d "
+					     "capture positions), more than %d",
+					     (long long)scratch_bytes(&re->prog),
+					     re->prog.nstates, re->prog.ncaps, RX_MAX_SCRATCH);
 	re->src = lit->str;
 	re->len = lit->str_len;
 	re->lit = lit;
@@ -688,7 +694,16 @@ static Regex *compile(Node *lit, bool warn)
 
 bool regex_check(Node *lit)
 {
-	return compile(lit, true) != NULL;
+	Regex *re = compile(lit, true);
+	if (!re)
+		return false;
+	const char *why = NULL;
+	if (re->pike_too_large && !regex_dfa(&re->prog, DFA_TEST, 1 << 30, &why)) {
+		error_in_string(lit->tok, 0, "regular expression is too large: its DFA would "
+				"have %s, and the Pike VM would need %s", why, re->pike_too_large);
+		return false;
+	}
+	return true;
 }
 
 /* ---- pass 3 ------------------------------------------------------------------------------- */
@@ -726,7 +741,11 @@ static void build_dfa(Gen *g, Regex *re)
 		re->test = regex_dfa(&re->prog, DFA_TEST, max, &why);
 	else
 		re->search = regex_dfa(&re->prog, DFA_SEARCH, max, &why);
-	if (why && g->s->verbose)
+	if (why && re->pike_too_large)
+		error_in_string(re->lit->tok, 0, "regular expression is too large: its DFA for "
+				"matched() would have %s, and the Pike VM would need %s", why,
+				re->pike_too_large);
+	else if (why && g->s->verbose)
 		note_at(re->lit->tok, "this regular expression runs on the Pike VM: its DFA "
 			"would have %s", why);
 }

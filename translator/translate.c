@@ -101,68 +101,106 @@ void tr_action(Gen *g, Token *tok)
 	tr_actions(g, 1, tok);
 }
 
-/* Where a loop's round counts against MAXACTION: SystemTap charges a round together with
- * its body's statements, at the end of the body: its '{' (a block of one statement is
- * that statement, as stap's optimizer unwraps it), at the loop for an empty body. */
-Token *tr_round_place(Node *loop)
+/* The place SystemTap names for a statement that ends a body: a block's '{' (a block of
+ * one statement is that statement, as stap's optimizer unwraps it); NULL when empty. */
+static Token *body_place(Node *body)
 {
-	Node *body = loop->body;
 	while (body && body->kind == N_BLOCK && body->args.len == 1)
 		body = body->args.data[0];
 	if (!body || body->kind == N_NULL || (body->kind == N_BLOCK && !body->args.len))
-		return loop->tok;
+		return NULL;
 	return body->tok;
 }
 
-/* The statements of a loop body made of expression statements alone (in blocks or not),
- * into v; false for any other body. */
-static bool plain_statements(Node *n, Vec *v)
+/* Where a loop's round counts against MAXACTION: SystemTap charges a round together with
+ * its body's statements, at the end of the body (body_place()), at the loop for an
+ * empty body. */
+Token *tr_round_place(Node *loop)
 {
-	if (!n || n->kind == N_NULL)
+	Token *t = body_place(loop->body);
+	return t ? t : loop->tok;
+}
+
+/* Whether a loop body is made of expression statements and ifs alone (in blocks or not):
+ * those SystemTap charges in batches. */
+static bool batchable(Node *n)
+{
+	if (!n || n->kind == N_NULL || n->kind == N_EXPR_STMT)
 		return true;
-	if (n->kind == N_EXPR_STMT) {
-		vec_push(v, n);
-		return true;
-	}
+	if (n->kind == N_IF)
+		return batchable(n->then) && batchable(n->els);
 	if (n->kind != N_BLOCK)
 		return false;
 	for (int i = 0; i < n->args.len; i++)
-		if (!plain_statements(n->args.data[i], v))
+		if (!batchable(n->args.data[i]))
 			return false;
 	return true;
+}
+
+/* Statement n of a batched body, `pending' actions not charged yet: the count after it.
+ * An expression statement adds one (charged with the others at the tenth); an if charges
+ * what is pending and itself before its condition, and each branch at its end. */
+static int batch(Gen *g, Node *n, int pending)
+{
+	if (!n || n->kind == N_NULL)
+		return pending;
+	if (n->kind == N_BLOCK) {
+		for (int i = 0; i < n->args.len; i++)
+			pending = batch(g, n->args.data[i], pending);
+		return pending;
+	}
+	if (n->kind == N_EXPR_STMT) {
+		tr_stmt(g, n);
+		if (++pending >= 10) {
+			tr_actions(g, pending, n->tok);
+			pending = 0;
+		}
+		return pending;
+	}
+	if (n->cond->kind == N_AT_DEFINED)              /* folded in pass 2 */
+		return batch(g, n->cond->num ? n->then : n->els, pending);
+	tr_actions(g, pending + 1, n->tok);
+	StrBuf cond = {0};
+	tr_expr(g, &cond, n->cond);
+	tr_line(g, "if (%s) {", cond.buf);
+	for (int k = 0; k < 2; k++) {
+		Node *branch = k ? n->els : n->then;
+		if (k && !branch)
+			break;
+		if (k)
+			tr_line(g, "} else {");
+		g->indent++;
+		int left = batch(g, branch, 0);
+		if (left)
+			tr_actions(g, left, body_place(branch));
+		g->indent--;
+	}
+	tr_line(g, "}");
+	return 0;
 }
 
 /*
  * SystemTap charges MAXACTION in batches: a loop's round counts one action and each
  * statement one, summed up to the end of the body, where one check takes them all (or at
- * the tenth, naming that statement). A body of plain statements does the same here: one
- * check a round instead of one for the round and one per statement. Other bodies
- * (branches, nested loops, break and continue) charge the round at its start and each
- * statement before it runs, at the same places.
+ * the tenth, naming that statement); an if takes what is pending and itself before its
+ * condition, each branch its own at its end. A body of expression statements and ifs is
+ * charged the same way here. Other bodies (nested loops, break, continue, return, try)
+ * charge the round at its start and each statement before it runs, at the same places.
  */
 void tr_loop_round(Gen *g, Node *loop)
 {
-	Vec stmts = {0};
-	if (!plain_statements(loop->body, &stmts)) {
+	if (!batchable(loop->body)) {
 		tr_action(g, tr_round_place(loop));
 		tr_stmt(g, loop->body);
 		return;
 	}
-	int pending = 1;                /* the round */
 	bool was = g->batched;
 	g->batched = true;
 	tr_line(g, "{");
 	g->indent++;
-	for (int i = 0; i < stmts.len; i++) {
-		Node *s = stmts.data[i];
-		tr_stmt(g, s);
-		if (++pending >= 10) {
-			tr_actions(g, pending, s->tok);
-			pending = 0;
-		}
-	}
-	if (pending)
-		tr_actions(g, pending, tr_round_place(loop));
+	int left = batch(g, loop->body, 1);     /* the round, and the body */
+	if (left)
+		tr_actions(g, left, tr_round_place(loop));
 	g->indent--;
 	tr_line(g, "}");
 	g->batched = was;
@@ -599,7 +637,8 @@ void tr_stmt(Gen *g, Node *n)
 			tr_expr(g, &cond, n->cond);
 		if (n->inc)
 			tr_expr(g, &inc, n->inc);
-		stmt_header(g, n);
+		/* the loop, and its initialisation: a statement of its own to SystemTap */
+		tr_actions(g, n->init ? 2 : 1, n->tok);
 		tr_line(g, "for (%s; %s; %s) {", init.buf ? xformat("(void)(%s)", init.buf) : "",
 		     cond.buf ? cond.buf : "", inc.buf ? xformat("(void)(%s)", inc.buf) : "");
 		g->indent++;

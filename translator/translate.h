@@ -66,6 +66,8 @@ void arr_keys(Gen *g, StrBuf *pre, Vec *args, Symbol *sym, bool copy_all, unsign
 char *arr_keys_desc(Symbol *sym);          /* a struct hwtap_keys initializer */
 char *arr_map(Symbol *sym);                /* &g_NAME; a statistics array's merge */
 void arr_read(Gen *g, StrBuf *sb, Node *n);
+/* the node of the foreach element that the read n is (same array, the loop's keys), or NULL */
+const char *arr_cursor_node(Gen *g, Node *n);
 void arr_assign(Gen *g, StrBuf *sb, Node *n);
 void arr_incdec(Gen *g, StrBuf *sb, Node *n);
 void arr_in(Gen *g, StrBuf *sb, Node *n);

@@ -125,6 +125,13 @@ static Cursor *cursor_for(Gen *g, Node *n)
 	return NULL;
 }
 
+/* The node of the foreach element that the array read n is (cursor_for()), or NULL. */
+const char *arr_cursor_node(Gen *g, Node *n)
+{
+	Cursor *c = cursor_for(g, n);
+	return c ? c->nd : NULL;
+}
+
 void arr_read(Gen *g, StrBuf *sb, Node *n)
 {
 	StrBuf pre = {0};

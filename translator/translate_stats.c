@@ -73,7 +73,9 @@ void stat_declare(Gen *g, Global *gl)
 }
 
 /* The statistics of x, and its merged record (hist: with the histogram); an element's
- * keys go to pre. */
+ * keys go to pre. Inside a foreach over the array, at the loop's own keys, the record is
+ * the loop's element of the merge it walks (merged with its histogram), as in SystemTap:
+ * no second merge. */
 static void stat_ref(Gen *g, StrBuf *pre, Node *x, bool hist, char **st, char **sd)
 {
 	const char *with = hist ? "true" : "false";
@@ -81,6 +83,13 @@ static void stat_ref(Gen *g, StrBuf *pre, Node *x, bool hist, char **st, char **
 	if (x->kind == N_VAR) {
 		*st = xformat("&g_%s", x->sym->name);
 		*sd = xformat("_hwtap_stat_merge(&g_%s, %s)", x->sym->name, with);
+		return;
+	}
+	const char *nd = arr_cursor_node(g, x);
+	if (nd) {
+		*st = xformat("&gs_%s", x->sym->name);
+		*sd = xformat("((const struct hwtap_stat *)_hwtap_node_stat(&g_%s.agg, %s))",
+			      x->sym->name, nd);
 		return;
 	}
 	unsigned any;

@@ -32,9 +32,9 @@
  * programs up to RX_MAX_INSNS instructions once repetitions are expanded and RX_MAX_ARCS
  * arcs, and at most RX_MAX_SCRATCH bytes of the Pike VM's scratch per CPU. A regex within
  * them builds whether its DFA fits or not. One beyond the Pike VM's bounds (up to
- * RX_MAX_ARCS_DFA arcs: an alternation of a hundred and more words, which SystemTap
- * takes) builds when its DFA fits: pass 2 tries the test's, pass 3 says so when the
- * search a script that reads matched() needs does not fit.
+ * RX_MAX_ARCS_DFA arcs: an alternation of a hundred words, where SystemTap 4.8 stops at
+ * 63 branches) builds when its DFA fits: pass 2 tries the test's, pass 3 says so when
+ * the search a script that reads matched() needs does not fit.
  */
 #include "translate.h"
 

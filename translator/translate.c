@@ -876,8 +876,6 @@ static void probe_handler(Gen *g, Probe *p, int index, StrBuf *frames)
 			continue;
 		Global *gl = g->s->globals.data[i];
 		const char *how = lock_how(gl, modes[i]);
-		if (!how)
-			continue;
 		tr_line(g, "if (unlikely(!_hwtap_%s_trylock(&glock_%s)))", how, gl->name);
 		tr_line(g, "\tgoto skip_%d;", taken.len);
 		vec_push(&taken, xformat("_hwtap_%s_unlock(&glock_%s);", how, gl->name));

@@ -129,6 +129,6 @@ void regex_dfa_emit(StrBuf *out, const Dfa *a, const char *name);   /* hwtap_re_
 
 void lock_plan(Session *s);                      /* the functions' summaries, first */
 LockMode *probe_locks(Session *s, Probe *p);     /* per global, in s->globals order */
-const char *lock_how(Global *gl, LockMode m);    /* "read", "write", "cpu", "all", NULL */
+const char *lock_how(Global *gl, LockMode m);    /* "read", "write", "cpu", "all" */
 
 #endif

@@ -176,13 +176,11 @@ void lock_plan(Session *s)
 }
 
 /* How a handler takes global gl's lock in mode m: the name in runtime/lang.h's
- * _hwtap_NAME_trylock() and _hwtap_NAME_unlock(), NULL for no lock. */
+ * _hwtap_NAME_trylock() and _hwtap_NAME_unlock(). */
 const char *lock_how(Global *gl, LockMode m)
 {
-	if (gl->sym->type == TY_STATS && m == LOCK_ADD)
-		return gl->sym->arity == 0 ? NULL : "cpu";
 	if (gl->sym->type == TY_STATS)
-		return "all";
+		return m == LOCK_ADD ? "cpu" : "all";
 	return m == LOCK_WRITE ? "write" : "read";
 }
 
@@ -218,13 +216,17 @@ static void running_writes(Session *s)
 	}
 }
 
-/* What probe p locks, per global (s->globals order); lock_plan() ran before. A read that
- * nothing running alongside can change takes none. */
+/* What probe p locks, per global (s->globals order); lock_plan() ran before. Adds to a
+ * scalar statistic take none, nor does a read that nothing running alongside can change. */
 LockMode *probe_locks(Session *s, Probe *p)
 {
 	LockMode *modes = walk_probe(s, p);
-	for (int k = 0; runs_alongside(p) && k < s->globals.len; k++)
-		if (modes[k] == LOCK_READ && !((Global *)s->globals.data[k])->running_writes)
+	for (int k = 0; k < s->globals.len; k++) {
+		Global *gl = s->globals.data[k];
+		if (modes[k] == LOCK_ADD && gl->sym->arity == 0)
 			modes[k] = LOCK_NONE;
+		if (modes[k] == LOCK_READ && runs_alongside(p) && !gl->running_writes)
+			modes[k] = LOCK_NONE;
+	}
 	return modes;
 }

@@ -34,6 +34,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
+#include <linux/stringhash.h>
 
 #include "stat.h"
 
@@ -59,8 +60,8 @@ struct hwtap_keys {
 };
 
 struct hwtap_map_node {
-	struct hlist_node hash;		/* in its bucket of the map's table */
-	struct list_head list;		/* in the live list, oldest first, or the free list */
+	struct hlist_node hash;		/* in its bucket of the map's table, or the free list */
+	struct list_head list;		/* in the live list, oldest first */
 	u64 data[];			/* the keys, then the value, at the map's offsets */
 };
 
@@ -79,7 +80,10 @@ struct hwtap_map {
 	u32 walkers;			/* unsorted foreach loops walking the live list */
 	u32 sorting;			/* sorted foreach loops holding its nodes */
 	struct hlist_head *table;
-	struct list_head live, free;
+	struct list_head live;
+	struct hlist_head free;		/* a stack: hlist operations are not list_head's
+					 * CONFIG_DEBUG_LIST checks, which were a fifth
+					 * of an insert */
 	void *nodes;
 };
 
@@ -88,10 +92,17 @@ static __always_inline bool _hwtap_key_is_str(struct hwtap_keys ks, int i)
 	return ks.strings & (1u << i);
 }
 
-/* Where key i is in a node: a number takes 8 bytes, a string MAXSTRINGLEN rounded up. */
+/* Where key i is in a node: a number takes 8 bytes, a string MAXSTRINGLEN rounded up.
+ * (A loop rather than hweight16(), which GCC does not fold for keys that become constants
+ * only after inlining, and which is a call without the popcnt instruction.) */
 static __always_inline u32 _hwtap_key_off(struct hwtap_keys ks, int i)
 {
-	return i * 8 + hweight16(ks.strings & ((1u << i) - 1)) * (ALIGN(MAXSTRINGLEN, 8) - 8);
+	u32 off = 0;
+	int j;
+
+	for (j = 0; j < i; j++)
+		off += _hwtap_key_is_str(ks, j) ? ALIGN(MAXSTRINGLEN, 8) : 8;
+	return off;
 }
 
 static inline struct hwtap_map_node *_hwtap_map_node_at(const struct hwtap_map *m, u32 i)
@@ -173,23 +184,38 @@ static int _hwtap_map_alloc(struct hwtap_map *m, int cpu)
 	m->table_mask = buckets - 1;
 	m->count = 0;
 	INIT_LIST_HEAD(&m->live);
-	INIT_LIST_HEAD(&m->free);
-	for (i = 0; i < m->max_entries; i++)
-		list_add_tail(&_hwtap_map_node_at(m, i)->list, &m->free);
+	INIT_HLIST_HEAD(&m->free);
+	for (i = m->max_entries; i-- > 0; )
+		hlist_add_head(&_hwtap_map_node_at(m, i)->hash, &m->free);
 	return 0;
 }
 
-/* Strings compare and hash as SystemTap stores them: at most MAXSTRINGLEN - 1 bytes.
- * Numbers hash by multiplication with the golden ratio (linux/hash.h), whose high bits
- * mix all of the number's. */
-static __always_inline u32 _hwtap_keys_hash(struct hwtap_keys ks, const union hwtap_key *k)
+/* Strings compare and hash as SystemTap stores them: at most MAXSTRINGLEN - 1 bytes. A
+ * string key hashes with the dcache's string hash (hashlen_string(): its length and hash
+ * in one pass, a word at a time), numbers by multiplication with the golden ratio
+ * (linux/hash.h), whose high bits mix all of the number's. The hash of a lookup leaves
+ * each string key's length in len[] for the compares and the copy of an insert. */
+static __always_inline u32 _hwtap_str_hash(const char *s, u32 h, u32 *len)
+{
+	u64 hl = hashlen_string((const void *)(unsigned long)h, s);
+
+	*len = hashlen_len(hl);
+	if (unlikely(*len > MAXSTRINGLEN - 1)) {
+		*len = MAXSTRINGLEN - 1;
+		return full_name_hash((const void *)(unsigned long)h, s, *len);
+	}
+	return hashlen_hash(hl);
+}
+
+static __always_inline u32 _hwtap_keys_hash(struct hwtap_keys ks, const union hwtap_key *k,
+					    u32 *len)
 {
 	u32 h = 0;
 	int i;
 
 	for (i = 0; i < ks.n; i++) {
 		if (_hwtap_key_is_str(ks, i))
-			h = jhash(k[i].s, strnlen(k[i].s, MAXSTRINGLEN - 1), h);
+			h = _hwtap_str_hash(k[i].s, h, &len[i]);
 		else
 			h = (u32)((((u64)k[i].n ^ h) * GOLDEN_RATIO_64) >> 32);
 	}
@@ -198,80 +224,77 @@ static __always_inline u32 _hwtap_keys_hash(struct hwtap_keys ks, const union hw
 
 /* The bucket of k: maps with as many entries hash alike. */
 static __always_inline u32 _hwtap_map_hash(const struct hwtap_map *m,
-					   const union hwtap_key *k)
+					   const union hwtap_key *k, u32 *len)
 {
-	return _hwtap_keys_hash(m->keys, k) & m->table_mask;
+	return _hwtap_keys_hash(m->keys, k, len) & m->table_mask;
 }
 
+/* Key i of node n is k, a string of length len (from the hash). */
 static __always_inline bool _hwtap_key_eq(struct hwtap_keys ks, struct hwtap_map_node *n,
-					  int i, const union hwtap_key *k)
+					  int i, const union hwtap_key *k, u32 len)
 {
 	char *at = (char *)n->data + _hwtap_key_off(ks, i);
 
 	if (_hwtap_key_is_str(ks, i))
-		return !strncmp(at, k->s, MAXSTRINGLEN - 1);
+		return !memcmp(at, k->s, len) && at[len] == '\0';
 	return *(int64_t *)at == k->n;
 }
 
 static __always_inline bool _hwtap_keys_eq(struct hwtap_keys ks, struct hwtap_map_node *n,
-					   const union hwtap_key *k)
+					   const union hwtap_key *k, const u32 *len)
 {
 	int i;
 
 	for (i = 0; i < ks.n; i++)
-		if (!_hwtap_key_eq(ks, n, i, &k[i]))
+		if (!_hwtap_key_eq(ks, n, i, &k[i], len[i]))
 			return false;
 	return true;
 }
 
-/* k in bucket h of a map whose keys are ks. */
+/* k in bucket h of a map whose keys are ks, len[] from the hash. Inlined where ks is a
+ * constant (the generated code's lookups), it compiles to code for those keys alone. */
 static __always_inline struct hwtap_map_node *
 _hwtap_map_find_keys(const struct hwtap_map *m, struct hwtap_keys ks, u32 h,
-		     const union hwtap_key *k)
+		     const union hwtap_key *k, const u32 *len)
 {
 	struct hwtap_map_node *n;
 
 	hlist_for_each_entry(n, &m->table[h], hash)
-		if (_hwtap_keys_eq(ks, n, k))
+		if (_hwtap_keys_eq(ks, n, k, len))
 			return n;
 	return NULL;
 }
 
 static __always_inline struct hwtap_map_node *
-_hwtap_map_find_hashed(const struct hwtap_map *m, u32 h, const union hwtap_key *k)
+_hwtap_map_find_hashed(const struct hwtap_map *m, u32 h, const union hwtap_key *k,
+		       const u32 *len)
 {
-	return _hwtap_map_find_keys(m, m->keys, h, k);
+	return _hwtap_map_find_keys(m, m->keys, h, k, len);
 }
 
 static struct hwtap_map_node *_hwtap_map_find(const struct hwtap_map *m,
 					      const union hwtap_key *k)
 {
-	return _hwtap_map_find_hashed(m, _hwtap_map_hash(m, k), k);
+	u32 len[HWTAP_MAX_KEYS];
+
+	return _hwtap_map_find_hashed(m, _hwtap_map_hash(m, k, len), k, len);
 }
 
-static int64_t _hwtap_map_get_long(const struct hwtap_map *m, const union hwtap_key *k)
+/* A lookup by the generated code, whose ks is the map's keys as a constant: the node of
+ * k, or NULL; *h and len[] are then ready for _hwtap_map_insert_keys(). */
+static __always_inline struct hwtap_map_node *
+_hwtap_map_lookup(const struct hwtap_map *m, struct hwtap_keys ks, const union hwtap_key *k,
+		  u32 *h, u32 *len)
 {
-	struct hwtap_map_node *n = _hwtap_map_find(m, k);
-
-	return n ? *_hwtap_node_long(m, n) : 0;
-}
-
-static const char *_hwtap_map_get_str(const struct hwtap_map *m, const union hwtap_key *k)
-{
-	struct hwtap_map_node *n = _hwtap_map_find(m, k);
-
-	return n ? _hwtap_node_str(m, n) : "";
-}
-
-static bool _hwtap_map_exists(const struct hwtap_map *m, const union hwtap_key *k)
-{
-	return _hwtap_map_find(m, k) != NULL;
+	*h = _hwtap_keys_hash(ks, k, len) & m->table_mask;
+	return _hwtap_map_find_keys(m, ks, *h, k, len);
 }
 
 static void _hwtap_map_remove(struct hwtap_map *m, struct hwtap_map_node *n)
 {
-	hlist_del_init(&n->hash);
-	list_move(&n->list, &m->free);
+	hlist_del(&n->hash);
+	list_del(&n->list);
+	hlist_add_head(&n->hash, &m->free);
 	m->count--;
 }
 
@@ -286,31 +309,39 @@ static void _hwtap_map_full(struct hwtap_context_base *b, const struct hwtap_map
 			      m->max_entries);
 }
 
-/* A node for keys that are not in the map, hashing to h (computed before k may lose a
- * string of the node reused), its value 0, "" or an empty statistic: from the free list,
- * or the oldest node of a wrapping map. NULL, with the error recorded, when it is full. */
-static struct hwtap_map_node *_hwtap_map_insert_hashed(struct hwtap_context_base *b,
-						       struct hwtap_map *m, u32 h,
-						       const union hwtap_key *k)
+/* A node for keys that are not in the map, hashing to h with string lengths len[]
+ * (computed before k may lose a string of the node reused), its value 0, "" or an empty
+ * statistic: from the free list, or the oldest node of a wrapping map. NULL, with the
+ * error recorded, when it is full. Inlined where ks is a constant, as lookups are. */
+static __always_inline struct hwtap_map_node *
+_hwtap_map_insert_keys(struct hwtap_context_base *b, struct hwtap_map *m, struct hwtap_keys ks,
+		       u32 h, const union hwtap_key *k, const u32 *len)
 {
 	struct hwtap_map_node *n;
 	int i;
 
-	if (!list_empty(&m->free)) {
-		n = list_first_entry(&m->free, struct hwtap_map_node, list);
+	if (likely(!hlist_empty(&m->free))) {
+		n = hlist_entry(m->free.first, struct hwtap_map_node, hash);
+		hlist_del(&n->hash);
+		list_add_tail(&n->list, &m->live);
 		m->count++;
 	} else if (m->wrap && !list_empty(&m->live)) {
 		n = list_first_entry(&m->live, struct hwtap_map_node, list);
-		hlist_del_init(&n->hash);
+		hlist_del(&n->hash);
+		list_move_tail(&n->list, &m->live);
 	} else {
 		_hwtap_map_full(b, m);
 		return NULL;
 	}
-	for (i = 0; i < m->keys.n; i++) {
-		if (_hwtap_key_is_str(m->keys, i))
-			strscpy(_hwtap_node_key_str(m, n, i), k[i].s, MAXSTRINGLEN);
-		else
-			*_hwtap_node_key_long(m, n, i) = k[i].n;
+	for (i = 0; i < ks.n; i++) {
+		if (_hwtap_key_is_str(ks, i)) {
+			char *at = (char *)n->data + _hwtap_key_off(ks, i);
+
+			memcpy(at, k[i].s, len[i]);
+			at[len[i]] = '\0';
+		} else {
+			*(int64_t *)((char *)n->data + _hwtap_key_off(ks, i)) = k[i].n;
+		}
 	}
 	if (m->value == HWTAP_LONG)
 		*_hwtap_node_long(m, n) = 0;
@@ -318,24 +349,15 @@ static struct hwtap_map_node *_hwtap_map_insert_hashed(struct hwtap_context_base
 		_hwtap_node_str(m, n)[0] = '\0';
 	else
 		memset(_hwtap_node_stat(m, n), 0, m->stats->size);
-	list_move_tail(&n->list, &m->live);
 	hlist_add_head(&n->hash, &m->table[h]);
 	return n;
 }
 
-static struct hwtap_map_node *_hwtap_map_insert_new(struct hwtap_context_base *b,
-						    struct hwtap_map *m,
-						    const union hwtap_key *k)
+static struct hwtap_map_node *_hwtap_map_insert_hashed(struct hwtap_context_base *b,
+						       struct hwtap_map *m, u32 h,
+						       const union hwtap_key *k, const u32 *len)
 {
-	return _hwtap_map_insert_hashed(b, m, _hwtap_map_hash(m, k), k);
-}
-
-static struct hwtap_map_node *_hwtap_map_insert(struct hwtap_context_base *b,
-						struct hwtap_map *m, const union hwtap_key *k)
-{
-	struct hwtap_map_node *n = _hwtap_map_find(m, k);
-
-	return n ? n : _hwtap_map_insert_new(b, m, k);
+	return _hwtap_map_insert_keys(b, m, m->keys, h, k, len);
 }
 
 static void _hwtap_map_delete(struct hwtap_map *m, const union hwtap_key *k)
@@ -360,9 +382,14 @@ static bool _hwtap_slice_match(const struct hwtap_map *m, struct hwtap_map_node 
 {
 	int i;
 
-	for (i = 0; i < m->keys.n; i++)
-		if (!(any & (1u << i)) && !_hwtap_key_eq(m->keys, n, i, &k[i]))
+	for (i = 0; i < m->keys.n; i++) {
+		if (any & (1u << i))
+			continue;
+		if (_hwtap_key_is_str(m->keys, i) ?
+		    strncmp(_hwtap_node_key_str(m, n, i), k[i].s, MAXSTRINGLEN - 1) :
+		    *_hwtap_node_key_long(m, n, i) != k[i].n)
 			return false;
+	}
 	return true;
 }
 

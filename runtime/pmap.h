@@ -91,11 +91,11 @@ static __always_inline bool _hwtap_pmap_add(struct hwtap_context_base *b,
 					    int64_t v)
 {
 	struct hwtap_map *m = this_cpu_read(*pm->cpu);
-	u32 h = _hwtap_keys_hash(ks, k) & m->table_mask;
-	struct hwtap_map_node *n = _hwtap_map_find_keys(m, ks, h, k);
+	u32 h, len[HWTAP_MAX_KEYS];
+	struct hwtap_map_node *n = _hwtap_map_lookup(m, ks, k, &h, len);
 
 	if (unlikely(!n)) {
-		n = _hwtap_map_insert_hashed(b, m, h, k);
+		n = _hwtap_map_insert_keys(b, m, ks, h, k, len);
 		if (unlikely(!n))
 			return false;
 	}
@@ -108,13 +108,13 @@ static const struct hwtap_stat *_hwtap_pmap_stat(const struct hwtap_pmap *pm,
 						 const union hwtap_key *k, bool hist)
 {
 	const struct hwtap_stats *st = pm->agg.stats;
-	u32 h = _hwtap_map_hash(&pm->agg, k);
+	u32 len[HWTAP_MAX_KEYS], h = _hwtap_map_hash(&pm->agg, k, len);
 	struct hwtap_stat *agg = NULL;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		struct hwtap_map *m = _hwtap_pmap_cpu(pm, cpu);
-		struct hwtap_map_node *n = _hwtap_map_find_hashed(m, h, k);
+		struct hwtap_map_node *n = _hwtap_map_find_hashed(m, h, k, len);
 
 		if (!n)
 			continue;
@@ -128,11 +128,11 @@ static const struct hwtap_stat *_hwtap_pmap_stat(const struct hwtap_pmap *pm,
 /* [k] in sa */
 static bool _hwtap_pmap_exists(const struct hwtap_pmap *pm, const union hwtap_key *k)
 {
-	u32 h = _hwtap_map_hash(&pm->agg, k);
+	u32 len[HWTAP_MAX_KEYS], h = _hwtap_map_hash(&pm->agg, k, len);
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		if (_hwtap_map_find_hashed(_hwtap_pmap_cpu(pm, cpu), h, k))
+		if (_hwtap_map_find_hashed(_hwtap_pmap_cpu(pm, cpu), h, k, len))
 			return true;
 	return false;
 }
@@ -184,7 +184,7 @@ static bool _hwtap_pmap_merge_node(struct hwtap_context_base *b, struct hwtap_pm
 	struct hwtap_map *agg = &pm->agg;
 	union hwtap_key k[HWTAP_MAX_KEYS];
 	struct hwtap_map_node *a;
-	u32 h;
+	u32 h, len[HWTAP_MAX_KEYS];
 	int i;
 
 	for (i = 0; i < m->keys.n; i++) {
@@ -193,15 +193,15 @@ static bool _hwtap_pmap_merge_node(struct hwtap_context_base *b, struct hwtap_pm
 		else
 			k[i].n = *_hwtap_node_key_long(m, n, i);
 	}
-	h = _hwtap_map_hash(agg, k);
-	a = _hwtap_map_find_hashed(agg, h, k);
+	h = _hwtap_map_hash(agg, k, len);
+	a = _hwtap_map_find_hashed(agg, h, k, len);
 	if (!a && agg->count == agg->max_entries && !agg->wrap) {
 		_hwtap_errorf(b, "aggregation overflow in array '%s': more than %u keys on all "
 			      "CPUs together (MAXMAPENTRIES)", agg->name, agg->max_entries);
 		return false;
 	}
 	if (!a)
-		a = _hwtap_map_insert_hashed(b, agg, h, k);
+		a = _hwtap_map_insert_hashed(b, agg, h, k, len);
 	_hwtap_stat_merge_pair(agg->stats, _hwtap_node_stat(agg, a), _hwtap_node_stat(m, n),
 			       true);
 	return true;

@@ -100,6 +100,15 @@ void arr_keys(Gen *g, StrBuf *pre, Vec *args, Symbol *sym, bool copy_all, unsign
 	}
 }
 
+/* Declares __n, the node of __k in an ordinary array or NULL, and what adding it needs
+ * (__h, __len): runtime/map.h's lookup inlined for this array's keys. */
+static const char *lookup(Symbol *sym)
+{
+	return xformat("u32 __h, __len[%d]; struct hwtap_map_node *__n = _hwtap_map_lookup(%s, "
+		       "(struct hwtap_keys)%s, __k, &__h, __len); ", sym->arity, arr_map(sym),
+		       arr_keys_desc(sym));
+}
+
 /* A foreach loop's element, for reads of the array at the loop's own keys. */
 typedef struct Cursor {
 	Node *loop;             /* the N_FOREACH */
@@ -146,16 +155,22 @@ void arr_read(Gen *g, StrBuf *sb, Node *n)
 		return;
 	}
 	arr_keys(g, &pre, &n->args, n->sym, false, &any);
-	sb_printf(sb, "({ %s_hwtap_map_get_%s(%s, __k); })", pre.buf,
-		  n->sym->type == TY_STRING ? "str" : "long", arr_map(n->sym));
+	const char *m = arr_map(n->sym);
+	if (n->sym->type == TY_STRING)
+		sb_printf(sb, "({ %s%s__n ? (const char *)_hwtap_node_str(%s, __n) : \"\"; })",
+			  pre.buf, lookup(n->sym), m);
+	else
+		sb_printf(sb, "({ %s%s__n ? *_hwtap_node_long(%s, __n) : 0; })", pre.buf,
+			  lookup(n->sym), m);
 }
 
-/* After __n = _hwtap_map_find(): the element x added when it was missing (a full array
- * is an error at x's name, as in SystemTap). */
-static const char *add_if_missing(const char *map, Node *x)
+/* After lookup(): the element x added when it was missing (a full array is an error at
+ * x's name, as in SystemTap). */
+static const char *add_if_missing(Symbol *sym, Node *x)
 {
-	return xformat("if (!__n) { __n = _hwtap_map_insert_new(&c->base, %s, __k); "
-		       "if (unlikely(!__n)) %s } ", map, tr_fail_at(x->tok));
+	return xformat("if (!__n) { __n = _hwtap_map_insert_keys(&c->base, %s, (struct "
+		       "hwtap_keys)%s, __h, __k, __len); if (unlikely(!__n)) %s } ", arr_map(sym),
+		       arr_keys_desc(sym), tr_fail_at(x->tok));
 }
 
 /* a[k] = v */
@@ -163,8 +178,7 @@ static void set(Gen *g, StrBuf *sb, Node *n, const char *pre, const char *v)
 {
 	Symbol *sym = n->lhs->sym;
 	char *m = arr_map(sym);
-	const char *insert = xformat("struct hwtap_map_node *__n = _hwtap_map_insert(&c->base, "
-				     "%s, __k); if (unlikely(!__n)) %s ", m, tr_fail_at(n->lhs->tok));
+	const char *insert = xformat("%s%s", lookup(sym), add_if_missing(sym, n->lhs));
 	if (sym->type != TY_STRING) {
 		sb_printf(sb, "({ %sint64_t __v = (%s); %s*_hwtap_node_long(%s, __n) = __v; __v; })",
 			  pre, v, insert, m);
@@ -189,19 +203,19 @@ void arr_assign(Gen *g, StrBuf *sb, Node *n)
 		return;
 	}
 	char *m = arr_map(sym);
-	const char *find = xformat("struct hwtap_map_node *__n = _hwtap_map_find(%s, __k); ", m);
+	const char *find = lookup(sym);
 	if (sym->type == TY_STRING) {    /* .= */
 		sb_printf(sb, "({ %sconst char *__r = (%s); %sconst char *__x = _hwtap_concat(%s, "
 			  "__n ? _hwtap_node_str(%s, __n) : \"\", __r); %s_hwtap_assign_str("
 			  "_hwtap_node_str(%s, __n), __x); })", pre.buf, v.buf, find, tr_temp(g), m,
-			  add_if_missing(m, n->lhs), m);
+			  add_if_missing(sym, n->lhs), m);
 		return;
 	}
 	char *op = xstrndup(n->op, strlen(n->op) - 1);
 	sb_printf(sb, "({ %sint64_t __rhs = (%s); %sint64_t __old = __n ? *_hwtap_node_long(%s, __n) "
 		  ": 0; int64_t __x = %s; %s*_hwtap_node_long(%s, __n) = __x; __x; })", pre.buf,
 		  v.buf, find, m, tr_binary_op(op, "__old", "__rhs", n->rhs->tok),
-		  add_if_missing(m, n->lhs), m);
+		  add_if_missing(sym, n->lhs), m);
 }
 
 /* a[k]++, --a[k] ... */
@@ -212,10 +226,10 @@ void arr_incdec(Gen *g, StrBuf *sb, Node *n)
 	unsigned any;
 	arr_keys(g, &pre, &n->lhs->args, sym, false, &any);
 	char *m = arr_map(sym);
-	sb_printf(sb, "({ %sstruct hwtap_map_node *__n = _hwtap_map_find(%s, __k); int64_t __o = "
-		  "__n ? *_hwtap_node_long(%s, __n) : 0; int64_t __x = (int64_t)((uint64_t)__o "
-		  "%c 1); %s*_hwtap_node_long(%s, __n) = __x; %s; })", pre.buf, m, m, n->op[0],
-		  add_if_missing(m, n->lhs), m, n->kind == N_PREINC ? "__x" : "__o");
+	sb_printf(sb, "({ %s%sint64_t __o = __n ? *_hwtap_node_long(%s, __n) : 0; int64_t __x = "
+		  "(int64_t)((uint64_t)__o %c 1); %s*_hwtap_node_long(%s, __n) = __x; %s; })",
+		  pre.buf, lookup(sym), m, n->op[0], add_if_missing(sym, n->lhs), m,
+		  n->kind == N_PREINC ? "__x" : "__o");
 }
 
 /* [k1, k2] in a; [k1, *] in a */
@@ -232,9 +246,11 @@ void arr_in(Gen *g, StrBuf *sb, Node *n)
 	if (any)
 		sb_printf(sb, "({ %s(int64_t)_hwtap_%s_exists_slice(&g_%s, __k, 0x%x); })", pre.buf,
 			  arr_fn(sym), sym->name, any);
+	else if (sym->type == TY_STATS)
+		sb_printf(sb, "({ %s(int64_t)_hwtap_pmap_exists(&g_%s, __k); })", pre.buf,
+			  sym->name);
 	else
-		sb_printf(sb, "({ %s(int64_t)_hwtap_%s_exists(&g_%s, __k); })", pre.buf,
-			  arr_fn(sym), sym->name);
+		sb_printf(sb, "({ %s%s(int64_t)(__n != NULL); })", pre.buf, lookup(sym));
 }
 
 /* delete a; delete a[k]; delete a[*, k] */

@@ -275,13 +275,13 @@ _hwtap_map_find_hashed(const struct hwtap_map *m, u32 h, const union hwtap_key *
 static struct hwtap_map_node *_hwtap_map_find(const struct hwtap_map *m,
 					      const union hwtap_key *k)
 {
-	u32 len[HWTAP_MAX_KEYS];
+	u32 len[HWTAP_MAX_KEYS] __uninitialized;
 
 	return _hwtap_map_find_hashed(m, _hwtap_map_hash(m, k, len), k, len);
 }
 
 /* A lookup by the generated code, whose ks is the map's keys as a constant: the node of
- * k, or NULL; *h and len[] are then ready for _hwtap_map_insert_keys(). */
+ * k, or NULL; *h and len[] are then ready for _hwtap_map_insert_hashed(). */
 static __always_inline struct hwtap_map_node *
 _hwtap_map_lookup(const struct hwtap_map *m, struct hwtap_keys ks, const union hwtap_key *k,
 		  u32 *h, u32 *len)
@@ -312,12 +312,15 @@ static void _hwtap_map_full(struct hwtap_context_base *b, const struct hwtap_map
 /* A node for keys that are not in the map, hashing to h with string lengths len[]
  * (computed before k may lose a string of the node reused), its value 0, "" or an empty
  * statistic: from the free list, or the oldest node of a wrapping map. NULL, with the
- * error recorded, when it is full. Inlined where ks is a constant, as lookups are. */
-static __always_inline struct hwtap_map_node *
-_hwtap_map_insert_keys(struct hwtap_context_base *b, struct hwtap_map *m, struct hwtap_keys ks,
-		       u32 h, const union hwtap_key *k, const u32 *len)
+ * error recorded, when it is full. (Never inlined: the first add of a key is the rare
+ * path, and inlined it took registers from the lookups: 8 more instructions a hit.) */
+static noinline struct hwtap_map_node *
+_hwtap_map_insert_hashed(struct hwtap_context_base *b, struct hwtap_map *m, u32 h,
+			 const union hwtap_key *k, const u32 *len)
 {
+	struct hwtap_keys ks = m->keys;
 	struct hwtap_map_node *n;
+	char *at;
 	int i;
 
 	if (likely(!hlist_empty(&m->free))) {
@@ -333,14 +336,14 @@ _hwtap_map_insert_keys(struct hwtap_context_base *b, struct hwtap_map *m, struct
 		_hwtap_map_full(b, m);
 		return NULL;
 	}
-	for (i = 0; i < ks.n; i++) {
+	for (i = 0, at = (char *)n->data; i < ks.n; i++) {
 		if (_hwtap_key_is_str(ks, i)) {
-			char *at = (char *)n->data + _hwtap_key_off(ks, i);
-
 			memcpy(at, k[i].s, len[i]);
 			at[len[i]] = '\0';
+			at += ALIGN(MAXSTRINGLEN, 8);
 		} else {
-			*(int64_t *)((char *)n->data + _hwtap_key_off(ks, i)) = k[i].n;
+			*(int64_t *)at = k[i].n;
+			at += 8;
 		}
 	}
 	if (m->value == HWTAP_LONG)
@@ -351,13 +354,6 @@ _hwtap_map_insert_keys(struct hwtap_context_base *b, struct hwtap_map *m, struct
 		memset(_hwtap_node_stat(m, n), 0, m->stats->size);
 	hlist_add_head(&n->hash, &m->table[h]);
 	return n;
-}
-
-static struct hwtap_map_node *_hwtap_map_insert_hashed(struct hwtap_context_base *b,
-						       struct hwtap_map *m, u32 h,
-						       const union hwtap_key *k, const u32 *len)
-{
-	return _hwtap_map_insert_keys(b, m, m->keys, h, k, len);
 }
 
 static void _hwtap_map_delete(struct hwtap_map *m, const union hwtap_key *k)

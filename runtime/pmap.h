@@ -91,11 +91,11 @@ static __always_inline bool _hwtap_pmap_add(struct hwtap_context_base *b,
 					    int64_t v)
 {
 	struct hwtap_map *m = this_cpu_read(*pm->cpu);
-	u32 h, len[HWTAP_MAX_KEYS];
+	u32 h, len[HWTAP_MAX_KEYS] __uninitialized;
 	struct hwtap_map_node *n = _hwtap_map_lookup(m, ks, k, &h, len);
 
 	if (unlikely(!n)) {
-		n = _hwtap_map_insert_keys(b, m, ks, h, k, len);
+		n = _hwtap_map_insert_hashed(b, m, h, k, len);
 		if (unlikely(!n))
 			return false;
 	}
@@ -108,7 +108,7 @@ static const struct hwtap_stat *_hwtap_pmap_stat(const struct hwtap_pmap *pm,
 						 const union hwtap_key *k, bool hist)
 {
 	const struct hwtap_stats *st = pm->agg.stats;
-	u32 len[HWTAP_MAX_KEYS], h = _hwtap_map_hash(&pm->agg, k, len);
+	u32 len[HWTAP_MAX_KEYS] __uninitialized, h = _hwtap_map_hash(&pm->agg, k, len);
 	struct hwtap_stat *agg = NULL;
 	int cpu;
 
@@ -128,7 +128,7 @@ static const struct hwtap_stat *_hwtap_pmap_stat(const struct hwtap_pmap *pm,
 /* [k] in sa */
 static bool _hwtap_pmap_exists(const struct hwtap_pmap *pm, const union hwtap_key *k)
 {
-	u32 len[HWTAP_MAX_KEYS], h = _hwtap_map_hash(&pm->agg, k, len);
+	u32 len[HWTAP_MAX_KEYS] __uninitialized, h = _hwtap_map_hash(&pm->agg, k, len);
 	int cpu;
 
 	for_each_possible_cpu(cpu)
@@ -184,7 +184,7 @@ static bool _hwtap_pmap_merge_node(struct hwtap_context_base *b, struct hwtap_pm
 	struct hwtap_map *agg = &pm->agg;
 	union hwtap_key k[HWTAP_MAX_KEYS];
 	struct hwtap_map_node *a;
-	u32 h, len[HWTAP_MAX_KEYS];
+	u32 h, len[HWTAP_MAX_KEYS] __uninitialized;
 	int i;
 
 	for (i = 0; i < m->keys.n; i++) {

@@ -75,7 +75,7 @@ void arr_declare(Gen *g, Global *gl)
 void arr_keys(Gen *g, StrBuf *pre, Vec *args, Symbol *sym, bool copy_all, unsigned *any)
 {
 	*any = 0;
-	sb_printf(pre, "union hwtap_key __k[%d]; ", args->len);
+	sb_printf(pre, "union hwtap_key __k[%d] __uninitialized; ", args->len);
 	for (int i = 0; i < args->len; i++) {
 		Node *k = args->data[i];
 		if (k->kind == N_STAR) {
@@ -104,7 +104,8 @@ void arr_keys(Gen *g, StrBuf *pre, Vec *args, Symbol *sym, bool copy_all, unsign
  * (__h, __len): runtime/map.h's lookup inlined for this array's keys. */
 static const char *lookup(Symbol *sym)
 {
-	return xformat("u32 __h, __len[%d]; struct hwtap_map_node *__n = _hwtap_map_lookup(%s, "
+	return xformat("u32 __h, __len[%d] __uninitialized; struct hwtap_map_node *__n = "
+		       "_hwtap_map_lookup(%s, "
 		       "(struct hwtap_keys)%s, __k, &__h, __len); ", sym->arity, arr_map(sym),
 		       arr_keys_desc(sym));
 }
@@ -168,9 +169,8 @@ void arr_read(Gen *g, StrBuf *sb, Node *n)
  * x's name, as in SystemTap). */
 static const char *add_if_missing(Symbol *sym, Node *x)
 {
-	return xformat("if (!__n) { __n = _hwtap_map_insert_keys(&c->base, %s, (struct "
-		       "hwtap_keys)%s, __h, __k, __len); if (unlikely(!__n)) %s } ", arr_map(sym),
-		       arr_keys_desc(sym), tr_fail_at(x->tok));
+	return xformat("if (!__n) { __n = _hwtap_map_insert_hashed(&c->base, %s, __h, __k, "
+		       "__len); if (unlikely(!__n)) %s } ", arr_map(sym), tr_fail_at(x->tok));
 }
 
 /* a[k] = v */

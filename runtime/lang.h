@@ -156,22 +156,21 @@ static inline void _hwtap_skip_counted(void)
 	}
 }
 
-/* Takes this CPU's context for a handler, or returns NULL when another handler holds it
+/* Takes this CPU's context for a handler, or returns false when another handler holds it
  * (an interrupt or NMI arrived during a handler): the hit is counted as skipped. Once
  * exit() was called or the session stops, only end and error probes (final) start. The
  * caller has preemption or interrupts disabled. */
-static inline struct hwtap_context_base *
-_hwtap_enter(struct hwtap_context_base *b, const char *pp, struct pt_regs *regs,
-	     enum hwtap_probe_kind kind)
+static inline bool _hwtap_enter(struct hwtap_context_base *b, const char *pp,
+				struct pt_regs *regs, enum hwtap_probe_kind kind)
 {
 	if (kind != HWTAP_PROBE_FINAL &&
 	    (atomic_read(&_hwtap_exit_requested) ||
 	     atomic_read(&_hwtap_session.state) >= HWTAP_STOPPING))
-		return NULL;
+		return false;
 	/* pairs with the atomic_set_release() in _hwtap_leave() */
 	if (atomic_cmpxchg_acquire(&b->busy, 0, 1) != 0) {
 		_hwtap_skip_counted();
-		return NULL;
+		return false;
 	}
 	b->kind = kind;
 #ifdef HWTAP_OVERLOAD
@@ -189,14 +188,15 @@ _hwtap_enter(struct hwtap_context_base *b, const char *pp, struct pt_regs *regs,
 	b->regs = regs;
 	b->user_mode_p = regs ? user_mode(regs) : 0;
 	b->print_len = 0;
-	return b;
+	return true;
 }
 
 static inline void _hwtap_flush(struct hwtap_context_base *b)
 {
-	if (b->print_len)
+	if (b->print_len) {
 		_hwtap_write(b->print_buf, b->print_len);
-	b->print_len = 0;
+		b->print_len = 0;
+	}
 }
 
 /* The overload guard's bookkeeping when an event handler ends: a new interval starts once

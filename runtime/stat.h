@@ -198,14 +198,16 @@ static inline int64_t _hwtap_shl(int64_t v, int shift)
 	return (int64_t)((u64)v << shift);
 }
 
-/* The log2 bucket of a value: 64 for 0, 64 + bits for positive, 64 - bits for negative. */
-static inline int _hwtap_log_bucket(int64_t v)
+/* The log2 bucket of a value: 64 for 0, 64 + bits for positive, 64 - bits for negative.
+ * (__fls(), as v is not 0: fls64() would set up its answer for 0 first. An unsigned
+ * long, the index's width: no sign extension when it is used.) */
+static inline unsigned long _hwtap_log_bucket(int64_t v)
 {
 	if (v == 0)
 		return HWTAP_HIST_LOG_BUCKET0;
 	if (v > 0)
-		return HWTAP_HIST_LOG_BUCKET0 + fls64(v);
-	return HWTAP_HIST_LOG_BUCKETS - (HWTAP_HIST_LOG_BUCKET0 + fls64(0 - (u64)v));
+		return HWTAP_HIST_LOG_BUCKET0 + 1 + __fls(v);
+	return HWTAP_HIST_LOG_BUCKETS - (HWTAP_HIST_LOG_BUCKET0 + 1 + __fls(0 - (u64)v));
 }
 
 static __always_inline int _hwtap_linear_bucket(struct hwtap_stat_shape sh, int64_t v)

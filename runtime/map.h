@@ -26,7 +26,6 @@
 
 #include <linux/bitops.h>
 #include <linux/hash.h>
-#include <linux/jhash.h>
 #include <linux/list.h>
 #include <linux/log2.h>
 #include <linux/mm.h>

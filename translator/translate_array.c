@@ -105,9 +105,8 @@ void arr_keys(Gen *g, StrBuf *pre, Vec *args, Symbol *sym, bool copy_all, unsign
 static const char *lookup(Symbol *sym)
 {
 	return xformat("u32 __h, __len[%d] __uninitialized; struct hwtap_map_node *__n = "
-		       "_hwtap_map_lookup(%s, "
-		       "(struct hwtap_keys)%s, __k, &__h, __len); ", sym->arity, arr_map(sym),
-		       arr_keys_desc(sym));
+		       "_hwtap_map_lookup(%s, (struct hwtap_keys)%s, __k, &__h, __len); ",
+		       sym->arity, arr_map(sym), arr_keys_desc(sym));
 }
 
 /* A foreach loop's element, for reads of the array at the loop's own keys. */

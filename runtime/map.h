@@ -317,9 +317,7 @@ static noinline struct hwtap_map_node *
 _hwtap_map_insert_hashed(struct hwtap_context_base *b, struct hwtap_map *m, u32 h,
 			 const union hwtap_key *k, const u32 *len)
 {
-	struct hwtap_keys ks = m->keys;
 	struct hwtap_map_node *n;
-	char *at;
 	int i;
 
 	if (likely(!hlist_empty(&m->free))) {
@@ -335,14 +333,14 @@ _hwtap_map_insert_hashed(struct hwtap_context_base *b, struct hwtap_map *m, u32 
 		_hwtap_map_full(b, m);
 		return NULL;
 	}
-	for (i = 0, at = (char *)n->data; i < ks.n; i++) {
-		if (_hwtap_key_is_str(ks, i)) {
+	for (i = 0; i < m->keys.n; i++) {
+		if (_hwtap_key_is_str(m->keys, i)) {
+			char *at = _hwtap_node_key_str(m, n, i);
+
 			memcpy(at, k[i].s, len[i]);
 			at[len[i]] = '\0';
-			at += ALIGN(MAXSTRINGLEN, 8);
 		} else {
-			*(int64_t *)at = k[i].n;
-			at += 8;
+			*_hwtap_node_key_long(m, n, i) = k[i].n;
 		}
 	}
 	if (m->value == HWTAP_LONG)

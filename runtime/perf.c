@@ -28,12 +28,24 @@
  * holds at once, are counted and reported when the session stops.
  *
  * Hotplug: one dynamic CPU hotplug state per module (CPUHP_AP_ONLINE_DYN, multi-instance),
- * one instance per probe. Its online callback runs on the CPU coming up (in the hotplug
- * thread, may sleep) and creates that CPU's counter; its offline callback releases it.
- * While the session starts, a counter that cannot be created fails the start (the hotplug
- * core then runs the offline callback on the CPUs already done). Later, when a CPU comes
- * online, a failure is a warning: the probe keeps running on the other CPUs, and the CPU
- * is never refused.
+ * one instance per probe. Its callbacks run while the hotplug writer holds cpu_hotplug_lock
+ * (CPU hotplug, suspend, kexec), and creating or releasing most software events (all but
+ * cpu_clock and task_clock) takes that lock as a reader (static_key_slow_inc/dec of
+ * perf_swevent_enabled[]): done in a callback, the hotplug never ends. So the callbacks
+ * only mark and move, as the kernel's hardlockup detector does: the online callback marks
+ * its CPU as wanting an event; the offline callback disables the CPU's event (it no longer
+ * fires) and sets it aside as dead. A work item (the fill) then, in process context and
+ * outside the hotplug lock, releases the dead events and creates the wanted ones. When the
+ * session starts, the fill runs at once for every CPU, and an event that cannot be created
+ * fails the start; later, when a CPU comes online, a failure is a warning: the probe keeps
+ * running on the other CPUs, and the CPU is never refused. A CPU that came online samples
+ * from when the fill has run, a few milliseconds after the hotplug ends.
+ *
+ * Locks: _hwtap_perf_lock (a mutex: the fill, the refresher, stopping) is taken before
+ * cpu_hotplug_lock (creating and releasing take it) and never inside a hotplug callback;
+ * the callbacks take only _hwtap_perf_cpus_lock, a spinlock around the per-CPU slots.
+ * An event is freed only under _hwtap_perf_lock, so a holder of it may read an event it
+ * found in a slot after dropping the spinlock.
  *
  * Overflow handlers run in hard-irq context for software clock events, in NMI context for
  * hardware events on real machines, and in task context with preemption disabled for
@@ -78,6 +90,15 @@
 #endif
 #define HWTAP_EXEC_QUEUE 64		/* execs waiting for the work item */
 
+/* A system-wide probe's event on one CPU; under _hwtap_perf_cpus_lock. */
+struct hwtap_perf_cpu {
+	struct perf_event *event;	/* live: counting or sampling on this CPU */
+	struct perf_event *dead;	/* disabled by the offline callback, to release */
+	unsigned int gen;		/* offline callbacks so far: an event the fill created
+					 * across one is not put in the slot */
+	bool online;			/* the online callback ran, the offline one did not */
+};
+
 struct hwtap_perf {
 	struct hwtap_choice c;			/* first: its point, '?' and '!' */
 	/* set by the generated code */
@@ -88,7 +109,7 @@ struct hwtap_perf {
 	perf_overflow_handler_t handler;	/* NULL: a counting event */
 	const char *counter;			/* a counting event's .counter("NAME") */
 	/* the runtime's */
-	struct perf_event * __percpu *events;	/* per CPU, or */
+	struct hwtap_perf_cpu __percpu *events;	/* per CPU, or */
 	struct perf_event **tasks;		/* per task: the target's, or each exec's */
 	int ntasks, tasks_cap;
 	struct path exec;			/* exec_path, resolved at start */
@@ -97,19 +118,20 @@ struct hwtap_perf {
 	atomic64_t count;			/* counting: the snapshot @perf reads */
 	u64 released;				/* counting: counts of released events */
 	struct hlist_node node;			/* this probe's hotplug instance */
-	bool starting;				/* failures fail the start */
-	int failed_cpu, failed_rc;
+	bool starting;				/* the start fills its CPUs, not the fill work */
 };
 
 static enum cpuhp_state _hwtap_perf_state;
 
 static void _hwtap_perf_unwatch_execs(void);
 
-/* Counting events: the refresher, and the lock that keeps it and releases apart. */
 static struct hwtap_perf *_hwtap_perf_table;
 static int _hwtap_perf_n;
+/* Events are created, read and released under it (see Locks above). */
 static DEFINE_MUTEX(_hwtap_perf_lock);
+static DEFINE_SPINLOCK(_hwtap_perf_cpus_lock);
 static struct delayed_work _hwtap_perf_refresher;
+static struct work_struct _hwtap_perf_fill_work;
 
 /* @perf("NAME"): the counter's snapshot, from any context. */
 static inline int64_t _hwtap_perf_value(struct hwtap_perf *p)
@@ -144,18 +166,6 @@ static const char *_hwtap_perf_reason(int rc)
 	}
 }
 
-static int _hwtap_perf_create(struct hwtap_perf *p, unsigned int cpu)
-{
-	struct perf_event *event;
-
-	p->attr.size = sizeof(p->attr);
-	event = perf_event_create_kernel_counter(&p->attr, cpu, NULL, p->handler, NULL);
-	if (IS_ERR(event))
-		return PTR_ERR(event);
-	*per_cpu_ptr(p->events, cpu) = event;
-	return 0;
-}
-
 /* A counting event's count (process context: it may sleep). */
 static u64 _hwtap_perf_read(struct perf_event *event)
 {
@@ -164,19 +174,14 @@ static u64 _hwtap_perf_read(struct perf_event *event)
 	return perf_event_read_value(event, &enabled, &running);
 }
 
-static void _hwtap_perf_release(struct hwtap_perf *p, unsigned int cpu)
+/* Releases one of P's events; a counting one's count is kept. _hwtap_perf_lock held. */
+static void _hwtap_perf_release(struct hwtap_perf *p, struct perf_event *event)
 {
-	struct perf_event **slot = per_cpu_ptr(p->events, cpu);
-
-	if (!*slot)
-		return;
-	mutex_lock(&_hwtap_perf_lock);	/* not while the refresher reads the event */
+	lockdep_assert_held(&_hwtap_perf_lock);
 	if (!p->handler)
-		p->released += _hwtap_perf_read(*slot);
-	/* returns once the event is off the CPU: its handler no longer runs */
-	perf_event_release_kernel(*slot);
-	*slot = NULL;
-	mutex_unlock(&_hwtap_perf_lock);
+		p->released += _hwtap_perf_read(event);
+	/* returns once the event is off its CPU: its handler no longer runs */
+	perf_event_release_kernel(event);
 }
 
 /* Every counting event's snapshot: released counts plus its live events' counts. */
@@ -195,10 +200,20 @@ static void _hwtap_perf_snapshot(void)
 		for (t = 0; t < p->ntasks; t++)
 			sum += _hwtap_perf_read(p->tasks[t]);	/* with its children's */
 		for_each_possible_cpu(cpu) {
-			struct perf_event *event = p->events ? *per_cpu_ptr(p->events, cpu) : NULL;
+			struct hwtap_perf_cpu *c;
+			struct perf_event *event, *dead;
 
+			if (!p->events)
+				break;
+			c = per_cpu_ptr(p->events, cpu);
+			spin_lock(&_hwtap_perf_cpus_lock);
+			event = c->event;
+			dead = c->dead;
+			spin_unlock(&_hwtap_perf_cpus_lock);
 			if (event)
 				sum += _hwtap_perf_read(event);
+			if (dead)
+				sum += _hwtap_perf_read(dead);
 		}
 		atomic64_set(&p->count, sum);
 	}
@@ -222,30 +237,122 @@ static bool _hwtap_perf_counting(struct hwtap_perf *table, int n)
 	return false;
 }
 
+/* Releases P's dead event on CPU and gives CPU an event if the online callback wants one
+ * there and it has none. Process context, _hwtap_perf_lock held. 0, or the error of an
+ * event that could not be created on a CPU that stayed online. */
+static int _hwtap_perf_fill_cpu(struct hwtap_perf *p, unsigned int cpu)
+{
+	struct hwtap_perf_cpu *c = per_cpu_ptr(p->events, cpu);
+	struct perf_event *dead, *event;
+	unsigned int gen;
+	bool want;
+
+	lockdep_assert_held(&_hwtap_perf_lock);
+	spin_lock(&_hwtap_perf_cpus_lock);
+	dead = c->dead;
+	c->dead = NULL;
+	gen = c->gen;
+	want = c->online && !c->event;
+	spin_unlock(&_hwtap_perf_cpus_lock);
+	if (dead)
+		_hwtap_perf_release(p, dead);
+	if (!want)
+		return 0;
+	p->attr.size = sizeof(p->attr);
+	event = perf_event_create_kernel_counter(&p->attr, cpu, NULL, p->handler, NULL);
+	spin_lock(&_hwtap_perf_cpus_lock);
+	if (c->gen != gen) {		/* CPU went offline meanwhile */
+		spin_unlock(&_hwtap_perf_cpus_lock);
+		if (!IS_ERR(event))
+			_hwtap_perf_release(p, event);
+		return 0;
+	}
+	if (!IS_ERR(event))
+		c->event = event;
+	spin_unlock(&_hwtap_perf_cpus_lock);
+	return PTR_ERR_OR_ZERO(event);
+}
+
+/* The fill: every started system-wide probe's CPUs, after hotplug callbacks ran. */
+static void _hwtap_perf_fill(struct work_struct *work)
+{
+	unsigned int cpu;
+	int i, rc;
+
+	mutex_lock(&_hwtap_perf_lock);
+	for (i = 0; i < _hwtap_perf_n; i++) {
+		struct hwtap_perf *p = &_hwtap_perf_table[i];
+
+		if (!p->events || p->starting)
+			continue;
+		for_each_possible_cpu(cpu) {
+			rc = _hwtap_perf_fill_cpu(p, cpu);
+			if (rc)
+				_hwtap_warn("%s (%s): no perf event on CPU %u, which came online: %s",
+					    p->c.point, p->c.where, cpu, _hwtap_perf_reason(rc));
+		}
+	}
+	mutex_unlock(&_hwtap_perf_lock);
+}
+
+/* Hotplug callbacks: under cpu_hotplug_lock, so no event is created or released here. */
 static int _hwtap_perf_online(unsigned int cpu, struct hlist_node *node)
 {
 	struct hwtap_perf *p = hlist_entry(node, struct hwtap_perf, node);
-	int rc;
+	struct hwtap_perf_cpu *c = per_cpu_ptr(p->events, cpu);
 
 	if (p->cpu >= 0 && cpu != p->cpu)
 		return 0;
-	rc = _hwtap_perf_create(p, cpu);
-	if (!rc)
-		return 0;
-	if (p->starting) {
-		p->failed_cpu = cpu;
-		p->failed_rc = rc;
-		return rc;
-	}
-	_hwtap_warn("%s (%s): no perf event on CPU %u, which came online: %s", p->c.point,
-		    p->c.where, cpu, _hwtap_perf_reason(rc));
+	spin_lock(&_hwtap_perf_cpus_lock);
+	c->online = true;
+	spin_unlock(&_hwtap_perf_cpus_lock);
+	queue_work(system_unbound_wq, &_hwtap_perf_fill_work);
 	return 0;
 }
 
 static int _hwtap_perf_offline(unsigned int cpu, struct hlist_node *node)
 {
-	_hwtap_perf_release(hlist_entry(node, struct hwtap_perf, node), cpu);
+	struct hwtap_perf *p = hlist_entry(node, struct hwtap_perf, node);
+	struct hwtap_perf_cpu *c = per_cpu_ptr(p->events, cpu);
+	struct perf_event *event;
+
+	spin_lock(&_hwtap_perf_cpus_lock);
+	event = c->event;
+	c->event = NULL;
+	c->online = false;
+	c->gen++;
+	spin_unlock(&_hwtap_perf_cpus_lock);
+	if (!event)
+		return 0;
+	/* it fires no more; the perf core takes it off the CPU as the CPU goes */
+	perf_event_disable(event);
+	spin_lock(&_hwtap_perf_cpus_lock);
+	/* the fill empties dead before it creates an event, so there is no other one */
+	c->dead = event;
+	spin_unlock(&_hwtap_perf_cpus_lock);
+	queue_work(system_unbound_wq, &_hwtap_perf_fill_work);
 	return 0;
+}
+
+/* Stops P's system-wide events: no callback for P after this, every event released. */
+static void _hwtap_perf_stop_cpus(struct hwtap_perf *p)
+{
+	struct hwtap_perf_cpu __percpu *events = p->events;
+	unsigned int cpu;
+
+	cpuhp_state_remove_instance_nocalls(_hwtap_perf_state, &p->node);
+	mutex_lock(&_hwtap_perf_lock);	/* not while the fill or the refresher has them */
+	for_each_possible_cpu(cpu) {
+		struct hwtap_perf_cpu *c = per_cpu_ptr(events, cpu);
+
+		if (c->event)
+			_hwtap_perf_release(p, c->event);
+		if (c->dead)
+			_hwtap_perf_release(p, c->dead);
+	}
+	p->events = NULL;
+	mutex_unlock(&_hwtap_perf_lock);
+	free_percpu(events);
 }
 
 /* Releases P's events; a counting one keeps its final count for the end probes. */
@@ -253,15 +360,15 @@ static void _hwtap_perf_stop_one(struct hwtap_perf *p)
 {
 	int t;
 
-	for (t = 0; t < p->ntasks; t++) {
-		if (!p->handler)
-			p->released += _hwtap_perf_read(p->tasks[t]);
+	mutex_lock(&_hwtap_perf_lock);
+	for (t = 0; t < p->ntasks; t++)
 		/* its inherited copies go with it */
-		perf_event_release_kernel(p->tasks[t]);
-	}
+		_hwtap_perf_release(p, p->tasks[t]);
+	p->ntasks = 0;
+	mutex_unlock(&_hwtap_perf_lock);
 	kfree(p->tasks);
 	p->tasks = NULL;
-	p->ntasks = p->tasks_cap = 0;
+	p->tasks_cap = 0;
 	if (p->held) {
 		perf_event_release_kernel(p->held);
 		p->held = NULL;
@@ -275,12 +382,8 @@ static void _hwtap_perf_stop_one(struct hwtap_perf *p)
 		path_put(&p->exec);
 		p->exec.dentry = NULL;
 	}
-	if (p->events) {
-		/* runs the offline callback on every online CPU: counts go to released */
-		cpuhp_state_remove_instance(_hwtap_perf_state, &p->node);
-		free_percpu(p->events);
-		p->events = NULL;
-	}
+	if (p->events)
+		_hwtap_perf_stop_cpus(p);
 	if (!p->handler)
 		atomic64_set(&p->count, p->released);
 }
@@ -296,6 +399,8 @@ static void _hwtap_perf_stop(struct hwtap_perf *table, int n)
 		cancel_delayed_work_sync(&_hwtap_perf_refresher);
 	for (i = 0; i < n; i++)
 		_hwtap_perf_stop_one(&table[i]);
+	/* no callback queues it any more; it finds no probe with events */
+	cancel_work_sync(&_hwtap_perf_fill_work);
 	cpuhp_remove_multi_state(_hwtap_perf_state);
 	_hwtap_perf_state = 0;
 }
@@ -367,7 +472,8 @@ static struct {
 	struct hwtap_perf *p;
 } _hwtap_exec_queue[HWTAP_EXEC_QUEUE];
 static int _hwtap_exec_len;
-static DEFINE_SPINLOCK(_hwtap_exec_lock);
+/* raw: taken in a tracepoint callback, with preemption off even on PREEMPT_RT */
+static DEFINE_RAW_SPINLOCK(_hwtap_exec_lock);
 static struct work_struct _hwtap_exec_work;
 static struct tracepoint *_hwtap_exec_tp;	/* while registered */
 
@@ -386,7 +492,7 @@ static void _hwtap_perf_exec(void *data, struct task_struct *task, pid_t old_pid
 
 		if (!p->exec.dentry || !p->c.created || d_inode(p->exec.dentry) != inode)
 			continue;
-		spin_lock_irqsave(&_hwtap_exec_lock, flags);
+		raw_spin_lock_irqsave(&_hwtap_exec_lock, flags);
 		if (_hwtap_exec_len < HWTAP_EXEC_QUEUE) {
 			_hwtap_exec_queue[_hwtap_exec_len].task = get_task_struct(task);
 			_hwtap_exec_queue[_hwtap_exec_len++].p = p;
@@ -394,7 +500,7 @@ static void _hwtap_perf_exec(void *data, struct task_struct *task, pid_t old_pid
 		} else {
 			atomic_inc(&p->tasks_missed);
 		}
-		spin_unlock_irqrestore(&_hwtap_exec_lock, flags);
+		raw_spin_unlock_irqrestore(&_hwtap_exec_lock, flags);
 	}
 	if (queued)
 		queue_work(system_highpri_wq, &_hwtap_exec_work);
@@ -407,13 +513,13 @@ static void _hwtap_perf_exec_work(struct work_struct *work)
 		struct task_struct *task = NULL;
 		struct hwtap_perf *p = NULL;
 
-		spin_lock_irq(&_hwtap_exec_lock);
+		raw_spin_lock_irq(&_hwtap_exec_lock);
 		if (_hwtap_exec_len) {
 			_hwtap_exec_len--;
 			task = _hwtap_exec_queue[_hwtap_exec_len].task;
 			p = _hwtap_exec_queue[_hwtap_exec_len].p;
 		}
-		spin_unlock_irq(&_hwtap_exec_lock);
+		raw_spin_unlock_irq(&_hwtap_exec_lock);
 		if (!task)
 			return;
 		if (p->ntasks >= HWTAP_PERF_MAX_TASKS || _hwtap_perf_add_task(p, task))
@@ -496,29 +602,42 @@ static int _hwtap_perf_start_exec(struct hwtap_perf *p)
 /* A system-wide event: one per online CPU, followed through hotplug. */
 static int _hwtap_perf_start_cpus(struct hwtap_perf *p)
 {
-	int rc;
+	unsigned int cpu;
+	int rc = 0;
 
 	if (p->cpu >= 0 && (p->cpu >= nr_cpu_ids || !cpu_online(p->cpu)))
 		return _hwtap_perf_failed(p, -ENODEV, "CPU %d, which its event names, is not "
 					  "online", p->cpu);
-	p->events = alloc_percpu(struct perf_event *);
+	p->events = alloc_percpu(struct hwtap_perf_cpu);
 	if (!p->events)
 		return _hwtap_perf_failed(p, -ENOMEM, "out of memory for its perf events");
 	p->starting = true;
-	p->failed_cpu = -1;
-	/* runs the online callback on every online CPU; undoes them on a failure */
+	/* runs the online callback on every online CPU: they want events now */
 	rc = cpuhp_state_add_instance(_hwtap_perf_state, &p->node);
+	if (rc) {
+		free_percpu(p->events);
+		p->events = NULL;
+		p->starting = false;
+		return _hwtap_perf_failed(p, rc, "cannot register for CPU hotplug (%d)", rc);
+	}
+	mutex_lock(&_hwtap_perf_lock);
+	for_each_possible_cpu(cpu) {
+		rc = _hwtap_perf_fill_cpu(p, cpu);
+		if (rc)
+			break;
+	}
 	p->starting = false;
-	if (!rc)
+	mutex_unlock(&_hwtap_perf_lock);
+	if (!rc) {
+		/* for a CPU that came online while we filled */
+		queue_work(system_unbound_wq, &_hwtap_perf_fill_work);
 		return 0;
-	free_percpu(p->events);
-	p->events = NULL;
-	if (p->failed_cpu >= 0)
-		return _hwtap_perf_failed(p, rc, "cannot create its perf event (type %u, config "
-					  "%#llx) on CPU %d: %s", p->attr.type,
-					  (unsigned long long)p->attr.config, p->failed_cpu,
-					  _hwtap_perf_reason(p->failed_rc));
-	return _hwtap_perf_failed(p, rc, "cannot register for CPU hotplug (%d)", rc);
+	}
+	_hwtap_perf_stop_cpus(p);
+	return _hwtap_perf_failed(p, rc, "cannot create its perf event (type %u, config "
+				  "%#llx) on CPU %u: %s", p->attr.type,
+				  (unsigned long long)p->attr.config, cpu,
+				  _hwtap_perf_reason(rc));
 }
 
 /* ctl's "counter NAME VALUE" lines: each counting event's snapshot, as @perf reads it. */
@@ -543,6 +662,7 @@ static int _hwtap_perf_start(struct hwtap_perf *table, int n)
 	_hwtap_perf_n = n;
 	WRITE_ONCE(_hwtap_ctl_more, _hwtap_perf_ctl);
 	INIT_DELAYED_WORK(&_hwtap_perf_refresher, _hwtap_perf_refresh);
+	INIT_WORK(&_hwtap_perf_fill_work, _hwtap_perf_fill);
 	rc = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "hwtap/perf:" HWTAP_MODULE_NAME,
 				     _hwtap_perf_online, _hwtap_perf_offline);
 	if (rc < 0) {

@@ -191,6 +191,23 @@ static inline bool _hwtap_enter(struct hwtap_context_base *b, const char *pp,
 	return true;
 }
 
+/* The handler cannot go on without waiting for another CPU (a statistic's record that
+ * stays busy, stat.h): it unwinds as an error does, but is counted as skipped, not
+ * reported, and try/catch does not catch it (as with MAXACTION, the generated catch goes
+ * on to the handler's end). */
+static const char _hwtap_skipped_msg[] = "skipped";
+
+static inline void _hwtap_skip_unwind(struct hwtap_context_base *b)
+{
+	if (!b->last_error)
+		b->last_error = _hwtap_skipped_msg;
+}
+
+static inline bool _hwtap_uncatchable(const struct hwtap_context_base *b)
+{
+	return b->actions_left < 0 || b->last_error == _hwtap_skipped_msg;
+}
+
 static inline void _hwtap_flush(struct hwtap_context_base *b)
 {
 	if (b->print_len) {
@@ -227,7 +244,9 @@ static inline void _hwtap_leave(struct hwtap_context_base *b)
 {
 	_hwtap_flush(b);
 	if (unlikely(b->last_error)) {
-		if (b->plain_error)
+		if (b->last_error == _hwtap_skipped_msg)
+			_hwtap_skip_counted();
+		else if (b->plain_error)
 			_hwtap_script_error("%s", b->last_error);
 		else if (b->last_stmt)
 			_hwtap_script_error("%s near %s in probe %s", b->last_error,

@@ -243,6 +243,19 @@ static inline void _hwtap_stat_variance_add(int shift, struct hwtap_stat *sd, in
 
 /* s <<< v into record sd of a statistic of shape sh (a constant from the generated code),
  * which nothing else writes meanwhile. */
+#ifdef HWTAP_TEST_STAT_STALL_US
+/* -D HWTAP_TEST_STAT_STALL_US=N, for tests: CPU 1 stops N microseconds in the middle of
+ * each add to a statistic (its count taken, its sum not yet), as a vCPU that its host
+ * preempts there does. */
+#define _hwtap_test_stat_stall()					\
+	do {								\
+		if (raw_smp_processor_id() == 1)			\
+			udelay(HWTAP_TEST_STAT_STALL_US);		\
+	} while (0)
+#else
+#define _hwtap_test_stat_stall() do { } while (0)
+#endif
+
 static __always_inline void _hwtap_stat_add(struct hwtap_stat_shape sh,
 					    struct hwtap_stat *sd, int64_t v)
 {
@@ -253,6 +266,7 @@ static __always_inline void _hwtap_stat_add(struct hwtap_stat_shape sh,
 		sd->avg_s = _hwtap_shl(v, sh.shift);
 		sd->m2 = 0;
 	} else {
+		_hwtap_test_stat_stall();
 		if (sh.sum || sh.variance)
 			sd->sum += v;
 		if (sh.max && v > sd->max)
@@ -318,36 +332,38 @@ static inline int64_t _hwtap_sq_dev(int64_t count, int64_t avg, int64_t mean)
 }
 
 /* A copy of CPU cpu's record of scalar st in st->copy (its count and histogram with hist),
- * taken when no add was under way there from its start to its end; NULL when it is empty.
- * Its CPU adds in a handler, which nothing preempts, so a busy record is soon free: after
- * MAXTRYLOCK tries the copy is taken as it is. */
-static const struct hwtap_stat *_hwtap_stat_copy(const struct hwtap_stats *st, int cpu,
-						  bool hist)
+ * taken when no add was under way there from its start to its end: true, and *out the
+ * copy, or NULL when it is empty. An add is short, but its CPU can stop in the middle of
+ * one for as long as it likes (a vCPU its host preempts): a record found busy is tried
+ * MAXTRYLOCK times, TRYLOCKDELAY microseconds apart, as a lock is, and then the read
+ * gives up (false) rather than merge half an add. */
+static bool _hwtap_stat_copy(const struct hwtap_stats *st, int cpu, bool hist,
+			     const struct hwtap_stat **out)
 {
 	const struct hwtap_stat *sd = _hwtap_stat_cpu(st, cpu);
 	size_t size = hist ? st->size : sizeof(*sd);
 	unsigned int seq;
-	int tries;
+	int tries = 0;
 
-	for (tries = 0; tries < MAXTRYLOCK; tries++) {
+	for (;;) {
 		seq = raw_read_seqcount(&sd->seq);
-		if (seq & 1) {
-			cpu_relax();
-			continue;
+		if (!(seq & 1)) {
+			memcpy(st->copy, sd, size);
+			if (!read_seqcount_retry(&sd->seq, seq))
+				break;
 		}
-		memcpy(st->copy, sd, size);
-		if (!read_seqcount_retry(&sd->seq, seq))
-			break;
+		if (++tries >= MAXTRYLOCK)
+			return false;
+		udelay(TRYLOCKDELAY);
 	}
-	if (tries == MAXTRYLOCK)
-		memcpy(st->copy, sd, size);
-	if (st->copy->gen != st->gen || st->copy->count == 0)
-		return NULL;
-	return st->copy;
+	*out = st->copy->gen != st->gen || st->copy->count == 0 ? NULL : st->copy;
+	return true;
 }
 
-/* A scalar statistic: SystemTap's _stp_stat_get(). */
-static struct hwtap_stat *_hwtap_stat_merge(const struct hwtap_stats *st, bool hist)
+/* A scalar statistic: SystemTap's _stp_stat_get(). When a CPU's record stays busy, the
+ * handler unwinds as skipped (_hwtap_skip_unwind()), as when it cannot take a lock. */
+static struct hwtap_stat *_hwtap_stat_merge(struct hwtap_context_base *b,
+					    const struct hwtap_stats *st, bool hist)
 {
 	struct hwtap_stat *agg = st->agg;
 	int64_t s1 = 0, s2 = 0;
@@ -355,10 +371,14 @@ static struct hwtap_stat *_hwtap_stat_merge(const struct hwtap_stats *st, bool h
 
 	memset(agg, 0, hist ? st->size : sizeof(*agg));
 	for_each_possible_cpu(cpu) {
-		const struct hwtap_stat *sd = _hwtap_stat_copy(st, cpu, hist);
+		const struct hwtap_stat *sd;
 
 		if (st->parts)
 			st->parts[cpu].count = 0;
+		if (!_hwtap_stat_copy(st, cpu, hist, &sd)) {
+			_hwtap_skip_unwind(b);
+			return agg;
+		}
 		if (!sd)
 			continue;
 		_hwtap_stat_sum_into(st, agg, sd, hist);

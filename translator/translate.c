@@ -568,7 +568,8 @@ static void block(Gen *g, Node *n)
 /*
  * try { body } catch (msg) { handler }: the body's `goto fail' reaches the label local to
  * its block. There an exhausted MAXACTION budget goes on to out (SystemTap does not catch
- * it either: the handler would fail again at its next statement); any other error is
+ * it either: the handler would fail again at its next statement), as does a skip
+ * (lang.h's _hwtap_skip_unwind(): a statistic it could not read); any other error is
  * taken: the foreach statements of the body are released, msg gets the message, the
  * error is cleared and the handler runs, where `fail' is the enclosing one again.
  */
@@ -582,7 +583,7 @@ static void try_catch(Gen *g, Node *n)
 	tr_stmt(g, n->body);
 	tr_line(g, "goto try%d_done;", id);
 	tr_line(g, "fail: __attribute__((unused));");
-	tr_line(g, "if (c->base.actions_left < 0)");
+	tr_line(g, "if (_hwtap_uncatchable(&c->base))");
 	tr_line(g, "\tgoto out;");
 	for (int i = ends; i < g->frame_ends.len; i++)
 		tr_line(g, "%s", (char *)g->frame_ends.data[i]);

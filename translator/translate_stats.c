@@ -82,7 +82,7 @@ static void stat_ref(Gen *g, StrBuf *pre, Node *x, bool hist, char **st, char **
 	sb_putn(pre, "", 0);
 	if (x->kind == N_VAR) {
 		*st = xformat("&g_%s", x->sym->name);
-		*sd = xformat("_hwtap_stat_merge(&g_%s, %s)", x->sym->name, with);
+		*sd = xformat("_hwtap_stat_merge(&c->base, &g_%s, %s)", x->sym->name, with);
 		return;
 	}
 	const char *nd = arr_cursor_node(g, x);
@@ -138,7 +138,9 @@ void stat_op(Gen *g, StrBuf *sb, Node *n)
 	StrBuf pre = {0};
 	char *st, *sd;
 	stat_ref(g, &pre, n->lhs, false, &st, &sd);
-	bool can_fail = strcmp(n->op, "@count") && strcmp(n->op, "@sum");
+	/* a scalar's merge can give up and skip the handler */
+	bool can_fail = (strcmp(n->op, "@count") && strcmp(n->op, "@sum")) ||
+			n->lhs->kind == N_VAR;
 	sb_printf(sb, "({ %sint64_t __x = _hwtap_stat_op(&c->base, %s, %s); %s__x; })",
 		  pre.buf, sd, op_code(n->op), can_fail ?
 		  xformat("if (unlikely(c->base.last_error)) %s ", tr_fail_at(n->tok)) : "");

@@ -27,6 +27,7 @@
 #include <linux/delay.h>
 #include <linux/mm.h>
 #include <linux/topology.h>
+#include <linux/prandom.h>
 
 #ifndef MAXSTRINGLEN
 #define MAXSTRINGLEN 128
@@ -358,6 +359,19 @@ static inline const char *_hwtap_assign_str(char *dst, const char *src)
 	if (dst != src)
 		strscpy(dst, src, MAXSTRINGLEN);
 	return dst;
+}
+
+/* timer.UNIT(N).randomize(R)'s next period: N - R plus a draw from 0 to 2R, in
+ * nanoseconds, drawn in 64 bits (timer.s(10).randomize(5) spans 10^10 + 1 values). It
+ * runs in a hard hrtimer callback, where get_random_u32() may not be called on
+ * PREEMPT_RT (its per-CPU batch takes a local_lock, which sleeps there): the timer's own
+ * prandom state, seeded from get_random_u64() when the session starts; one hrtimer's
+ * callback never runs twice at once. */
+static inline u64 _hwtap_timer_period(struct rnd_state *st, u64 ns, u64 rnd)
+{
+	u64 r = (u64)prandom_u32_state(st) << 32 | prandom_u32_state(st);
+
+	return ns - rnd + r % (2 * rnd + 1);
 }
 
 /* A global variable's lock, one per global (translator/translate_locks.c decides which

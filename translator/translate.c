@@ -932,12 +932,13 @@ static void timer(Gen *g, Probe *p, int index)
 	int64_t ns, rnd;
 	timer_period(g->s, p, &ns, &rnd);
 	tr_line(g, "static struct hrtimer timer_%d;", index);
+	if (rnd)
+		tr_line(g, "static struct rnd_state timer_%d_rnd;", index);
 	tr_line(g, "static enum hrtimer_restart timer_%d_fire(struct hrtimer *t)", index);
 	tr_line(g, "{");
 	if (rnd)
-		tr_line(g, "\thrtimer_forward_now(t, ns_to_ktime(%lldLL - %lldLL + "
-		     "get_random_u32() %% %lldULL));", (long long)ns, (long long)rnd,
-		     (long long)(2 * rnd + 1));
+		tr_line(g, "\thrtimer_forward_now(t, ns_to_ktime(_hwtap_timer_period(&timer_%d_rnd, "
+		     "%lldULL, %lldULL)));", index, (long long)ns, (long long)rnd);
 	else
 		tr_line(g, "\thrtimer_forward_now(t, ns_to_ktime(%lldLL));", (long long)ns);
 	tr_line(g, "\tprobe_%d(get_irq_regs());", index);
@@ -1332,6 +1333,8 @@ static void session_hooks(Gen *g, Session *s)
 			continue;
 		int64_t ns, rnd;
 		timer_period(s, s->probes.data[i], &ns, &rnd);
+		if (rnd)
+			tr_line(g, "\tprandom_seed_state(&timer_%d_rnd, get_random_u64());", i);
 		tr_line(g, "\thrtimer_init(&timer_%d, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);", i);
 		tr_line(g, "\ttimer_%d.function = timer_%d_fire;", i, i);
 		tr_line(g, "\thrtimer_start(&timer_%d, ns_to_ktime(%lldLL), HRTIMER_MODE_REL_HARD);",
@@ -1380,7 +1383,7 @@ static void session_hooks(Gen *g, Session *s)
 
 static const char *const kernel_headers[] = {
 	"linux/module.h", "linux/kernel.h", "linux/hrtimer.h", "linux/ktime.h",
-	"linux/random.h", "linux/percpu.h", "linux/sched.h", "linux/sched/signal.h",
+	"linux/random.h", "linux/prandom.h", "linux/percpu.h", "linux/sched.h", "linux/sched/signal.h",
 	"linux/sched/clock.h", "linux/sched/task_stack.h", "linux/cred.h",
 	"linux/pid_namespace.h", "linux/timekeeping.h", "linux/time.h", "linux/timex.h",
 	"linux/jiffies.h", "linux/ptrace.h", "linux/rcupdate.h", "linux/cpumask.h",

@@ -463,8 +463,9 @@ static void qemu_argv(Guest *g, StrList *a)
 	strlist_push(a, guest_xstrdup("-append"));
 	char *pstore = g->o->pstore ? guest_xformat(" memmap=%dM$%#lx", GUEST_PSTORE_MB,
 						    GUEST_PSTORE_ADDR) : guest_xstrdup("");
-	strlist_push(a, guest_xformat("console=%s loglevel=5 panic=-1 nohz=off%s",
-				      g->arch->console, pstore));
+	strlist_push(a, guest_xformat("console=%s loglevel=5 panic=-1 nohz=off "
+				      "sysctl.kernel.hung_task_timeout_secs=%d%s",
+				      g->arch->console, GUEST_HUNG_TASK_S, pstore));
 	free(pstore);
 	static const char *const chardevs[][2] = {
 		{ "console", "console.log" }, { "out", "stdout" }, { "err", "stderr" },
@@ -715,6 +716,11 @@ static int boot_deadline_s(void)
 	return seconds_from_env("HWTAP_BOOT_DEADLINE", BOOT_DEADLINE_S);
 }
 
+static int stop_timeout_s(const Guest *g)
+{
+	return g->o->stop_timeout_s > 0 ? g->o->stop_timeout_s : GUEST_STOP_S;
+}
+
 /* Pass SIG on to the script's process group in the guest: 0, or -1 when the control
  * socket can't take it. */
 static int forward_signal(Guest *g, QemuRun *q, int sig)
@@ -745,7 +751,8 @@ static void handle_signals(Guest *g, QemuRun *q)
 
 /* Until QEMU exits, or it has to be stopped: a stop signal (handle_signals), the timeout,
  * a boot that has not started /init after BOOT_DEADLINE_S (hung), a forwarded signal
- * not acknowledged within GUEST_ANSWER_S, no output and no control line for silence_s
+ * not acknowledged within GUEST_ANSWER_S or with the script still running after
+ * stop_timeout_s(), no output and no control line for silence_s
  * (counted from the boot deadline until the script runs). Streams are copied meanwhile. */
 static void supervise(Guest *g, QemuRun *q, Stream *out, Stream *err)
 {
@@ -776,6 +783,8 @@ static void supervise(Guest *g, QemuRun *q, Stream *out, Stream *err)
 			q->boot_hung = true;
 		} else if (g->forwarded && !q->acked && now > q->forwarded_at + GUEST_ANSWER_S) {
 			g->unanswered = true;
+		} else if (g->forwarded && now > q->forwarded_at + stop_timeout_s(g)) {
+			g->unstopped = true;
 		} else if (now > q->last_heard + silence_s) {
 			q->unresponsive = true;
 		} else if (q->readies > 2) {
@@ -901,6 +910,10 @@ static void report_no_status(Guest *g, const QemuRun *q, const char *log)
 	else if (g->unanswered)
 		guest_error(g, 0, "the guest did not pass SIG%s on to the script within %d s: it "
 			    "was stopped", sigabbrev_np(g->forwarded), GUEST_ANSWER_S);
+	else if (g->unstopped)
+		guest_error(g, 0, "the script did not stop within %d s of SIG%s: the guest was "
+			    "stopped (--vm-stop-timeout)", stop_timeout_s(g),
+			    sigabbrev_np(g->forwarded));
 	else if (g->stopped_by && g->forwarded)
 		guest_error(g, 0, "interrupted again (SIG%s): the guest was stopped before the "
 			    "script ended", sigabbrev_np(g->stopped_by));
@@ -1045,13 +1058,17 @@ int guest_run(const GuestOptions *o, FILE *out, FILE *err, GuestResult *r)
 	if (!rc)
 		rc = boot(&g, r);
 	/* a signal that stopped the guest, or found none to stop, ends us as it would have */
-	int sig = g.stopped_by ? g.stopped_by : g.unanswered ? g.forwarded :
+	int sig = g.stopped_by ? g.stopped_by : g.unanswered || g.unstopped ? g.forwarded :
 		  g.forwarded ? 0 : caught_signal;
 	r->forwarded = g.forwarded;
 	remove_workdir(&g);
 	guest_free(&g);
 	restore_signals();
 	if (sig) {
+		/* a script that would not stop: why is in the kernel's log (hung tasks) */
+		if (g.unstopped && r->kernel_problem)
+			fprintf(err, "hwtap: the guest kernel reported a problem; its log:\n%s",
+				r->problem_log);
 		fflush(out);
 		fflush(err);
 		guest_result_free(r);

@@ -55,6 +55,8 @@ typedef struct GuestOptions {
 	const char *script;     /* run by busybox sh in /root, stdin /dev/null, in a process
 				 * group of its own that stop signals are passed on to */
 	int timeout_s;          /* the guest's whole run from QEMU's start; 0: no limit */
+	int stop_timeout_s;     /* how long the script has to end once a stop signal was
+				 * passed on, before the guest is stopped; 0: GUEST_STOP_S */
 	bool icount;            /* QEMU's icount: time is instructions (arm64's PMU then counts
 				 * instructions too); one CPU */
 	bool pstore;            /* x86_64: RAM kept across a reboot for ramoops (the kernel's
@@ -85,9 +87,10 @@ typedef struct GuestResult {
  * on ERR.
  * SIGINT, SIGTERM and SIGHUP: once the script runs, the first one is passed on to its
  * process group in the guest, and the run goes on until the script ends (R->forwarded
- * says which). Before that, a second one, or a guest that does not acknowledge the first
- * within GUEST_ANSWER_S, stops the guest: the work folder is removed and the signal is
- * re-raised with the caller's handlers restored. */
+ * says which), for stop_timeout_s at most. Before that, a second one, a guest that does
+ * not acknowledge the first within GUEST_ANSWER_S, or a script that has not ended after
+ * stop_timeout_s, stops the guest: the work folder is removed and the signal is re-raised
+ * with the caller's handlers restored. */
 int guest_run(const GuestOptions *o, FILE *out, FILE *err, GuestResult *r);
 
 void guest_result_free(GuestResult *r);
@@ -118,6 +121,12 @@ int guest_list_kernels(const GuestArch *arch, FILE *out);
 
 /* How long the guest has to acknowledge a stop signal passed on to it. */
 #define GUEST_ANSWER_S 10
+/* How long the script has to end once it got a stop signal (GuestOptions.stop_timeout_s):
+ * a module whose stop hangs in the kernel must not keep the run going for good. */
+#define GUEST_STOP_S 60
+/* The guest kernel's hung task detector reports a task blocked this long (Debian's 120 s
+ * would come after GUEST_STOP_S): the report is in the log when the run fails. */
+#define GUEST_HUNG_TASK_S 15
 /* No output and no heartbeat for this long once the script runs: the guest is stopped as
  * unresponsive (HWTAP_GUEST_SILENCE sets another number of seconds, for tests). */
 #define GUEST_SILENCE_S 60

@@ -57,6 +57,7 @@ typedef struct Guest {
 	int forwarded;                  /* the stop signal passed on to the script, or 0 */
 	int stopped_by;                 /* the stop signal that stopped the guest, or 0 */
 	bool unanswered;                /* stopped: FORWARDED was not acknowledged */
+	bool unstopped;                 /* stopped: the script did not end after FORWARDED */
 } Guest;
 
 /* ---- guest.c: the run, and helpers for the other files ------------------------------- */

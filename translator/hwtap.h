@@ -580,7 +580,7 @@ struct Session {
 	bool detach;                      /* -F: leave the session running, detached */
 	bool vm;                          /* --vm: run in the QEMU guest */
 	bool vm_icount;                   /* --vm-icount: QEMU's icount, one CPU */
-	int vm_cpus, vm_mem, vm_timeout;
+	int vm_cpus, vm_mem, vm_timeout, vm_stop_timeout;
 	VEC(char *) vm_modprobe;
 	VEC(char *) vm_files;
 

@@ -49,7 +49,9 @@ static const char usage_text[] =
 	"                    load modules); --vm-kernel=RELEASE (same as -r),\n"
 	"                    --vm-cpus=N (2), --vm-mem=MB (512), --vm-modprobe=MODULE,\n"
 	"                    --vm-file=SRC[:DST], --vm-timeout=SECONDS (none: until the\n"
-	"                    script exits or is stopped; Ctrl-C runs its end probes)\n"
+	"                    script exits or is stopped; Ctrl-C runs its end probes),\n"
+	"                    --vm-stop-timeout=SECONDS (60: how long a stopped script may\n"
+	"                    take to end before the guest is stopped)\n"
 	"      --list-kernels  list the installed kernels the guest can boot (of -a ARCH),\n"
 	"                    and the default one\n"
 	"      --kernel-features  print the -D flags of the target kernel's features, as\n"
@@ -153,7 +155,7 @@ int main(int argc, char **argv)
 {
 	enum {
 		OPT_VERSION = 256, OPT_HELP, OPT_COMPAT, OPT_VM, OPT_VM_CPUS, OPT_VM_MEM,
-		OPT_VM_MODPROBE, OPT_VM_FILE, OPT_VM_TIMEOUT, OPT_LIST_KERNELS, OPT_PMU,
+		OPT_VM_MODPROBE, OPT_VM_FILE, OPT_VM_TIMEOUT, OPT_VM_STOP_TIMEOUT, OPT_LIST_KERNELS, OPT_PMU,
 		OPT_VM_ICOUNT, OPT_KERNEL_FEATURES, OPT_TEXTFILE,
 	};
 	static const struct option longopts[] = {
@@ -167,6 +169,7 @@ int main(int argc, char **argv)
 		{"vm-modprobe", required_argument, NULL, OPT_VM_MODPROBE},
 		{"vm-file", required_argument, NULL, OPT_VM_FILE},
 		{"vm-timeout", required_argument, NULL, OPT_VM_TIMEOUT},
+		{"vm-stop-timeout", required_argument, NULL, OPT_VM_STOP_TIMEOUT},
 		{"list-kernels", no_argument, NULL, OPT_LIST_KERNELS},
 		{"arch", required_argument, NULL, 'a'},
 		{"vm-arch", required_argument, NULL, 'a'},
@@ -198,6 +201,9 @@ int main(int argc, char **argv)
 		case OPT_VM_CPUS: s.vm_cpus = positive(optarg, "--vm-cpus", 64); break;
 		case OPT_VM_MEM: s.vm_mem = positive(optarg, "--vm-mem", 65536); break;
 		case OPT_VM_TIMEOUT: s.vm_timeout = positive(optarg, "--vm-timeout", 86400); break;
+		case OPT_VM_STOP_TIMEOUT:
+			s.vm_stop_timeout = positive(optarg, "--vm-stop-timeout", 86400);
+			break;
 		case OPT_VM_MODPROBE: vec_push(&s.vm_modprobe, optarg); break;
 		case OPT_VM_FILE: vec_push(&s.vm_files, optarg); break;
 		case 'p': s.pass = parse_pass(optarg); break;

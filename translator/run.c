@@ -120,6 +120,7 @@ static int run_in_guest(Session *s, const char *loader, const char *ko, const ch
 		.script = xformat("exec /root/hwtap-run %s/root/%s.ko %s", loader_options(s), name,
 				  params),
 		.timeout_s = s->vm_timeout,
+		.stop_timeout_s = s->vm_stop_timeout,
 		.verbose = s->verbose,
 	};
 	GuestResult r;

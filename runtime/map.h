@@ -172,11 +172,19 @@ static int _hwtap_map_alloc(struct hwtap_map *m, int cpu)
 
 	m->cpu = cpu;
 	_hwtap_map_layout(m);
+	/* The script sizes it (global a[N]): one too large for memory, or beyond the INT_MAX
+	 * bytes kvmalloc takes, fails the start with -ENOMEM, not with the allocator's
+	 * warning (a WARN_ON_ONCE past INT_MAX, a panic under panic_on_warn). */
 	m->table = kvmalloc_node(array_size(buckets, sizeof(*m->table)),
-				 GFP_KERNEL | __GFP_ZERO, node);
+				 GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN, node);
 	m->nodes = kvmalloc_node(array_size(m->max_entries, m->node_size),
-				 GFP_KERNEL | __GFP_ZERO, node);
+				 GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN, node);
 	if (!m->table || !m->nodes) {
+		size_t bytes = array_size(m->max_entries, m->node_size);
+
+		_hwtap_script_error("array '%s': no memory for its %u entries (%zu bytes%s)",
+				    m->name, m->max_entries, bytes, bytes > INT_MAX ?
+				    ", more than the 2 GiB kvmalloc allocates" : "");
 		_hwtap_map_free(m);
 		return -ENOMEM;
 	}
@@ -449,7 +457,7 @@ struct hwtap_foreach {
 
 static int _hwtap_foreach_alloc(struct hwtap_foreach *fe)
 {
-	fe->items = kvcalloc(fe->map->max_entries, sizeof(*fe->items), GFP_KERNEL);
+	fe->items = kvcalloc(fe->map->max_entries, sizeof(*fe->items), GFP_KERNEL | __GFP_NOWARN);
 	fe->owner = HWTAP_FOREACH_FREE;
 	return fe->items ? 0 : -ENOMEM;
 }

@@ -70,6 +70,7 @@
 #include <linux/perf_event.h>
 #include <linux/percpu.h>
 #include <linux/pid.h>
+#include <linux/threads.h>
 #include <linux/stdarg.h>
 #include <linux/sched/task.h>
 #include <linux/workqueue.h>
@@ -449,7 +450,11 @@ static int _hwtap_perf_start_target(struct hwtap_perf *p)
 	if (_hwtap_target <= 0)
 		return _hwtap_perf_failed(p, -EINVAL, ".process needs a target process: run "
 					  "the script with -c CMD or -x PID");
-	pid = find_get_pid(_hwtap_target);
+	/* a long from the command line: beyond pid_t it must not wrap to another process */
+	if (_hwtap_target <= PID_MAX_LIMIT)
+		pid = find_get_pid(_hwtap_target);
+	else
+		pid = NULL;
 	if (pid)
 		task = get_pid_task(pid, PIDTYPE_PID);
 	put_pid(pid);

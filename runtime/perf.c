@@ -607,22 +607,28 @@ static int _hwtap_perf_start_exec(struct hwtap_perf *p)
 /* A system-wide event: one per online CPU, followed through hotplug. */
 static int _hwtap_perf_start_cpus(struct hwtap_perf *p)
 {
+	struct hwtap_perf_cpu __percpu *events;
 	unsigned int cpu;
 	int rc = 0;
 
 	if (p->cpu >= 0 && (p->cpu >= nr_cpu_ids || !cpu_online(p->cpu)))
 		return _hwtap_perf_failed(p, -ENODEV, "CPU %d, which its event names, is not "
 					  "online", p->cpu);
-	p->events = alloc_percpu(struct hwtap_perf_cpu);
-	if (!p->events)
+	events = alloc_percpu(struct hwtap_perf_cpu);
+	if (!events)
 		return _hwtap_perf_failed(p, -ENOMEM, "out of memory for its perf events");
+	mutex_lock(&_hwtap_perf_lock);	/* the fill sees P's events as starting: ours */
+	p->events = events;
 	p->starting = true;
+	mutex_unlock(&_hwtap_perf_lock);
 	/* runs the online callback on every online CPU: they want events now */
 	rc = cpuhp_state_add_instance(_hwtap_perf_state, &p->node);
 	if (rc) {
-		free_percpu(p->events);
+		mutex_lock(&_hwtap_perf_lock);
 		p->events = NULL;
 		p->starting = false;
+		mutex_unlock(&_hwtap_perf_lock);
+		free_percpu(events);
 		return _hwtap_perf_failed(p, rc, "cannot register for CPU hotplug (%d)", rc);
 	}
 	mutex_lock(&_hwtap_perf_lock);

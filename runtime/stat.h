@@ -241,8 +241,6 @@ static inline void _hwtap_stat_variance_add(int shift, struct hwtap_stat *sd, in
 	sd->variance_s = _hwtap_div64(sd->m2, sd->count - 1);
 }
 
-/* s <<< v into record sd of a statistic of shape sh (a constant from the generated code),
- * which nothing else writes meanwhile. */
 #ifdef HWTAP_TEST_STAT_STALL_US
 /* -D HWTAP_TEST_STAT_STALL_US=N, for tests: CPU 1 stops N microseconds in the middle of
  * each add to a statistic (its count taken, its sum not yet), as a vCPU that its host
@@ -256,6 +254,8 @@ static inline void _hwtap_stat_variance_add(int shift, struct hwtap_stat *sd, in
 #define _hwtap_test_stat_stall() do { } while (0)
 #endif
 
+/* s <<< v into record sd of a statistic of shape sh (a constant from the generated code),
+ * which nothing else writes meanwhile. */
 static __always_inline void _hwtap_stat_add(struct hwtap_stat_shape sh,
 					    struct hwtap_stat *sd, int64_t v)
 {

@@ -48,8 +48,9 @@
 # flavour, `make check-kernels' leaves the -hwtap- releases out.
 #
 # How long (2 cores, gcc 12, TCG guest, measured 2026-11-25):
-#   debug, cold: 31 min 25 s wall for the whole script (apt-get of linux-source-6.1 and
-#     bison/flex 20 s, unpack + configure 45 s, make -j2 30 min 8 s, install 10 s)
+#   debug, cold: 31 min 25 s wall for the whole script on an otherwise idle machine
+#     (apt-get of linux-source-6.1 and bison/flex 20 s, unpack + configure 45 s, make -j2
+#     30 min 8 s, install 10 s); 46 min with guest tests running beside it
 #   debug, cached: 0.6 s
 #   sizes: cache 2.2 GB a flavour (unpacked source 1.5 GB, build tree 763 MB),
 #     /boot/vmlinuz 15 MB, /lib/modules/RELEASE 1.9 MB (15 modules: the rest is built in)
@@ -61,7 +62,10 @@
 #   rt-debug, cold: 29 min 35 s wall (apt-get of linux-source-6.12, unpack + configure
 #     120 s, make -j2 27 min 2 s, with guest tests running beside it); cache 2.6 GB
 #     (source 1.7 GB, build tree 913 MB), /boot/vmlinuz 18 MB, /lib/modules 2.7 MB
-#     6.12.117-hwtap-rt-debug    boot time not measured yet
+#   guest boot with another guest run and a build beside it (load 3.5), to the script:
+#     Debian's 6.1 4.9 s, 6.1.192-hwtap-debug 11.8 s, 6.12.117-hwtap-rt-debug 21-22 s
+#     (under more load rt-debug passed 30 s before /init, the runner's limit for a hung
+#     boot, twice in a row)
 set -euo pipefail
 
 cache=${HWTAP_DEBUG_KERNEL_CACHE:-/var/cache/hwtap/debug-kernels}

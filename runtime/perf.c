@@ -352,6 +352,7 @@ static void _hwtap_perf_stop_cpus(struct hwtap_perf *p)
 			_hwtap_perf_release(p, c->dead);
 	}
 	p->events = NULL;
+	p->starting = false;
 	mutex_unlock(&_hwtap_perf_lock);
 	free_percpu(events);
 }
@@ -637,7 +638,10 @@ static int _hwtap_perf_start_cpus(struct hwtap_perf *p)
 		if (rc)
 			break;
 	}
-	p->starting = false;
+	/* on a failure P stays ours until _hwtap_perf_stop_cpus() takes its events away:
+	 * the fill would warn about the CPUs that refused, as if they had come online */
+	if (!rc)
+		p->starting = false;
 	mutex_unlock(&_hwtap_perf_lock);
 	if (!rc) {
 		/* for a CPU that came online while we filled */

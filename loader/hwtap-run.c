@@ -1059,6 +1059,31 @@ static bool runs_on(Run *r)
 	return !read_session(r, &si) && !strcmp(si.state, "running");
 }
 
+/* The first byte of a sysfs flag file, or 0 when it cannot be read. */
+static char sysfs_flag(const char *path)
+{
+	char c = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (read(fd, &c, 1) != 1)
+			c = 0;
+		close(fd);
+	}
+	return c;
+}
+
+/* -D: with a crash kernel loaded, a panic starts it before the panic notifiers run unless
+ * crash_kexec_post_notifiers is set, so the session's tail never reaches pstore. */
+static void warn_kdump(const Run *r)
+{
+	if (sysfs_flag("/sys/kernel/kexec_crash_loaded") == '1' &&
+	    sysfs_flag("/sys/module/kernel/parameters/crash_kexec_post_notifiers") != 'Y')
+		fprintf(stderr, "hwtap-run: warning: session %s: a crash kernel is loaded and "
+			"crash_kexec_post_notifiers is off: at a panic the crash kernel starts "
+			"before the session writes its unread output to the kernel log, so pstore "
+			"will not keep it (the vmcore will)\n", r->mi.name);
+}
+
 /* Until end of file: 0, or -1 when `out' cannot be read. */
 static int relay(Run *r)
 {
@@ -1161,6 +1186,7 @@ static int session(Run *r)
 	if (r->detached) {
 		flush_pending(r);
 		close_files(r);
+		warn_kdump(r);
 		printf("%s\n", r->mi.name);
 		fflush(stdout);
 		note(r, "detached; 'hwtap-run -A %s' reattaches, 'hwtap-run -d %s' ends it",
@@ -1295,17 +1321,22 @@ static void describe_tail(const PanicTail *t)
 		fprintf(stderr, "its output was lost at the panic: %s (%s)\n", t->lost, t->source);
 		return;
 	}
+	const char *room = t->cut_by_log ? "the log's room for the tails of all sessions "
+		"(hwtap_panic_log)" : "hwtap_panic_tail";
 	if (t->bytes == 0 && t->unread == 0)
 		fprintf(stderr, "all of its output had been read when the kernel panicked");
-	else if (t->bytes >= 0)
+	else if (t->bytes == 0)
+		fprintf(stderr, "none of the %lld bytes of output nobody had read when the kernel "
+			"panicked fit in %s", t->unread, room);
+	else if (t->bytes > 0)
 		fprintf(stderr, "%lld bytes of output nobody had read when the kernel panicked",
 			t->bytes);
 	else
 		fprintf(stderr, "output nobody had read when the kernel panicked");
 	fprintf(stderr, " (%s)", t->source);
-	if (t->unread > t->bytes && t->bytes >= 0)
-		fprintf(stderr, "; the %lld bytes before did not fit in hwtap_panic_tail",
-			t->unread - t->bytes);
+	if (t->unread > t->bytes && t->bytes > 0)
+		fprintf(stderr, "; the %lld bytes before did not fit in %s", t->unread - t->bytes,
+			room);
 	if (t->overwritten > 0)
 		fprintf(stderr, "; %lld records were overwritten before", t->overwritten);
 	if (t->started_inside)

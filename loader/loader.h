@@ -66,6 +66,7 @@ typedef struct PanicTail {
 	char *script;           /* its file name, or NULL when the head line was not kept */
 	char *source;           /* the file it was found in */
 	long long bytes, unread, overwritten;   /* the head line's; -1: not kept */
+	int cut_by_log;         /* fewer bytes, for the room left in the log (cut=log) */
 	char *lost;             /* the reason, when the module could not read its buffers */
 	char *text;             /* its lines, each with a newline; NULL: none */
 	size_t len;

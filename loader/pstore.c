@@ -183,10 +183,11 @@ static void tail_add(PanicTail *t, const char *s, size_t len)
 	t->text[t->len] = '\0';
 }
 
-/* "bytes=N unread=M overwritten=R script=FILE", or "lost: REASON". */
+/* "bytes=N unread=M overwritten=R[ cut=log] script=FILE", or "lost: REASON". */
 static void tail_head(PanicTail *t, const char *rest)
 {
-	const char *script = strstr(rest, " script=");
+	const char *script = strstr(rest, " script="), *cut = strstr(rest, " cut=log");
+	t->cut_by_log = cut && script && cut < script;
 	if (!strncmp(rest, "lost: ", 6)) {
 		t->lost = xstrndup(rest + 6, strlen(rest + 6));
 		t->complete = 1;

@@ -15,6 +15,14 @@
  * What a reader had already taken is the reader's: the tail is what nobody read, which
  * for a detached session (the flight recorder) is the newest output.
  *
+ * The panic's own report is in the log before the tails, and a pstore dump keeps only the
+ * log's newest bytes (one record with ramoops, kmsg_bytes with efi-pstore): tails that
+ * fill it push the report out. So the tails of all sessions together fill at most
+ * hwtap_panic_log bytes of the log, counted as pstore saves a line (its level and time
+ * stamp included). The log is what the sessions share: each notifier counts the tail
+ * lines the sessions before it printed, and prints what fits in the rest, newest lines
+ * first chosen, its head and end line always.
+ *
  * The ring buffer's reader lock: a CPU stopped inside a reader call holds it, and taking
  * it then would hang the panic before pstore's dump. Every transport call that takes it
  * is counted (_hwtap_rb_enter/_hwtap_rb_exit); with one in progress the notifier only
@@ -23,18 +31,30 @@
 #ifndef HWTAP_PANIC_H
 #define HWTAP_PANIC_H
 
+#include <linux/ctype.h>
+#include <linux/kmsg_dump.h>
 #include <linux/notifier.h>
 #include <linux/panic_notifier.h>
 #include <linux/vmalloc.h>
 
 #include "transport.h"
 
-#define HWTAP_PANIC_TAIL_MAX	(256U << 10)
+/* Half of Debian's log buffer (CONFIG_LOG_BUF_SHIFT=17): the report must stay in it. */
+#define HWTAP_PANIC_TAIL_MAX	(64U << 10)
+#define HWTAP_PANIC_HEAD_FMT	HWTAP_PROC_PREFIX "%s: " HWTAP_PANIC_HEAD " bytes=%zu " \
+				"unread=%llu overwritten=%lu%s script=%s\n"
+/* What pstore adds to a line: "<6>[%5lu.%06lu] " for an uptime under 10^7 s. */
+#define HWTAP_PANIC_STAMP	20
 
 static unsigned int _hwtap_panic_tail = 4096;
 module_param_named(hwtap_panic_tail, _hwtap_panic_tail, uint, 0444);
 MODULE_PARM_DESC(hwtap_panic_tail,
 		 "bytes of unread output written to the kernel log at a panic (default 4096, 0: none)");
+
+static unsigned int _hwtap_panic_log = 8192;
+module_param_named(hwtap_panic_log, _hwtap_panic_log, uint, 0444);
+MODULE_PARM_DESC(hwtap_panic_log,
+		 "bytes of kernel log the panic tails of all sessions fill together (default 8192)");
 
 struct hwtap_panic {
 	struct notifier_block nb;
@@ -80,21 +100,96 @@ static void _hwtap_panic_line(const char *s, size_t len)
 	} while (len);
 }
 
+/* Bytes of log one line of LEN bytes takes as pieces, as pstore saves them. */
+static size_t _hwtap_panic_line_cost(size_t len)
+{
+	size_t pieces = len ? DIV_ROUND_UP(len, HWTAP_PANIC_PIECE) : 1;
+
+	return len + pieces * (HWTAP_PANIC_STAMP + strlen(HWTAP_PROC_PREFIX) +
+			       strlen(THIS_MODULE->name) + 3);
+}
+
+/* Whether LINE (as kmsg_dump_get_line() gives it with its syslog prefix) is a line of a
+ * session's panic tail: "hwtap_NAME| ", "hwtap_NAME+ " or "hwtap_NAME: panic tail". */
+static bool _hwtap_panic_tail_line(const char *line, size_t len)
+{
+	const char *p = line, *end = line + len, *stamp;
+
+	if (p < end && *p == '<')
+		p = memchr(p, '>', end - p);
+	if (!p || ++p >= end)
+		return false;
+	if (*p == '[') {
+		stamp = p;
+		p = memchr(stamp, ']', min_t(size_t, end - stamp, 24));
+		if (!p || (p += 2) > end)
+			return false;
+	}
+	if (end - p < strlen(HWTAP_PROC_PREFIX) ||
+	    memcmp(p, HWTAP_PROC_PREFIX, strlen(HWTAP_PROC_PREFIX)))
+		return false;
+	for (p += strlen(HWTAP_PROC_PREFIX); p < end && (isalnum(*p) || *p == '_' || *p == '-'); p++)
+		;
+	if (end - p >= 2 && (*p == HWTAP_PANIC_LINE || *p == HWTAP_PANIC_MORE) && p[1] == ' ')
+		return true;
+	return end - p >= 2 + strlen(HWTAP_PANIC_HEAD) - 1 &&
+	       !memcmp(p, ": " HWTAP_PANIC_HEAD, 2 + strlen(HWTAP_PANIC_HEAD) - 1);
+}
+
+/* Bytes of log the tails printed before this one take: the log is read oldest first, as
+ * pstore's dumper reads it (no lock; the other CPUs are stopped). A session's tail is only
+ * ever printed at a panic, so every such line is this panic's. */
+static size_t _hwtap_panic_log_used(void)
+{
+	static char line[1024];
+	struct kmsg_dump_iter iter;
+	size_t used = 0, len;
+
+	kmsg_dump_rewind(&iter);
+	while (kmsg_dump_get_line(&iter, true, line, sizeof(line), &len))
+		if (_hwtap_panic_tail_line(line, len))
+			used += len;
+	return used;
+}
+
 static void _hwtap_panic_print(void)
 {
 	struct hwtap_panic *p = &_hwtap_panic;
-	size_t n = min_t(size_t, p->len, _hwtap_panic_tail);
-	const char *s = p->buf + p->len - n, *end = p->buf + p->len, *nl;
+	size_t n = min_t(size_t, p->len, _hwtap_panic_tail), used, room, cost, c;
+	const char *s = p->buf + p->len - n, *end = p->buf + p->len, *nl, *first, *q, *b;
+	unsigned long overwritten = ring_buffer_overruns(_hwtap_transport.rb);
+	const char *cut = "";
 
 	/* The oldest line kept, when its start did not fit, is left out whole. */
 	if (p->total > n && (p->len == n || s[-1] != '\n')) {
 		nl = memchr(s, '\n', end - s);
 		s = nl ? nl + 1 : end;
 	}
-	pr_info(HWTAP_PROC_PREFIX "%s: " HWTAP_PANIC_HEAD " bytes=%zu unread=%llu "
-		"overwritten=%lu script=%s\n", THIS_MODULE->name, (size_t)(end - s), p->total,
-		ring_buffer_overruns(_hwtap_transport.rb), HWTAP_SCRIPT_NAME);
-	while (s < end) {
+	/* The room the sessions before left, less this one's head and end lines (their
+	 * longest form). Then the newest whole lines that fit in it. */
+	used = _hwtap_panic_log_used();
+	room = _hwtap_panic_log > used ? _hwtap_panic_log - used : 0;
+	cost = 2 * HWTAP_PANIC_STAMP + snprintf(NULL, 0, HWTAP_PANIC_HEAD_FMT, THIS_MODULE->name,
+		(size_t)n, p->total, overwritten, " cut=log", HWTAP_SCRIPT_NAME) +
+		strlen(HWTAP_PROC_PREFIX) + strlen(THIS_MODULE->name) +
+		strlen(": " HWTAP_PANIC_END "\n");
+	room = room > cost ? room - cost : 0;
+	first = end;
+	q = end > s && end[-1] == '\n' ? end - 1 : end;	/* the end of the newest line */
+	for (cost = 0; q >= s && first > s; q = b - 1) {
+		for (b = q; b > s && b[-1] != '\n'; b--)
+			;
+		c = _hwtap_panic_line_cost(q - b);
+		if (cost + c > room) {
+			cut = " cut=log";
+			break;
+		}
+		cost += c;
+		first = b;
+	}
+	pr_info(HWTAP_PANIC_HEAD_FMT, THIS_MODULE->name, (size_t)(end - first), p->total,
+		overwritten, cut, HWTAP_SCRIPT_NAME);
+	for (s = first; s < end; ) {
 		nl = memchr(s, '\n', end - s);
 		_hwtap_panic_line(s, (nl ? nl : end) - s);
 		s = nl ? nl + 1 : end;
@@ -139,6 +234,11 @@ static int _hwtap_panic_init(void)
 	if (_hwtap_panic_tail > HWTAP_PANIC_TAIL_MAX) {
 		pr_err("%s: hwtap_panic_tail=%u: expected 0 to %u (bytes)\n", THIS_MODULE->name,
 		       _hwtap_panic_tail, HWTAP_PANIC_TAIL_MAX);
+		return -EINVAL;
+	}
+	if (_hwtap_panic_log > HWTAP_PANIC_TAIL_MAX) {
+		pr_err("%s: hwtap_panic_log=%u: expected 0 to %u (bytes)\n", THIS_MODULE->name,
+		       _hwtap_panic_log, HWTAP_PANIC_TAIL_MAX);
 		return -EINVAL;
 	}
 	if (!_hwtap_panic_tail)

@@ -51,12 +51,13 @@
  * At a kernel panic (panic.h), the records nobody read, streams OUT and ERR, go to the
  * kernel log, where pstore keeps them across the reboot (hwtap-run --pstore reads them
  * back), as lines at KERN_INFO:
- *   hwtap_NAME: panic tail: bytes=N unread=M overwritten=R script=FILE
+ *   hwtap_NAME: panic tail: bytes=N unread=M overwritten=R[ cut=log] script=FILE
  *   hwtap_NAME| LINE            one line of the output, without its newline
  *   hwtap_NAME+ MORE            the continuation of a line longer than HWTAP_PANIC_PIECE
  *   hwtap_NAME: panic tail end
  * N bytes follow, the newest of M unread (hwtap_panic_tail bytes at most, a line cut at
- * its start left out); R records were overwritten by the flight recorder in all. Instead
+ * its start left out; "cut=log": fewer, for the room the tails of all sessions share in
+ * the log, hwtap_panic_log); R records were overwritten by the flight recorder in all. Instead
  * of all that, "hwtap_NAME: panic tail: lost: REASON" when the buffers could not be read.
  */
 #ifndef HWTAP_PROTOCOL_H

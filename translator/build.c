@@ -67,17 +67,34 @@ static uint64_t hash_runtime(uint64_t h, const char *parent)
 	return h;
 }
 
-static int mkdirs(const char *path)
+int mkdirs(const char *path, mode_t mode)
 {
 	char *p = xstrdup(path);
 	for (char *q = p + 1; *q; q++) {
 		if (*q != '/')
 			continue;
 		*q = '\0';
-		mkdir(p, 0755);
+		mkdir(p, mode);
 		*q = '/';
 	}
-	return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
+	return mkdir(p, mode) && errno != EEXIST ? -1 : 0;
+}
+
+/* What kernel_features() writes: flags "-DHWTAP_HAVE_NAME" apart by spaces, or nothing.
+ * Anything else in the file is not ours and must not reach the Kbuild file. */
+static bool features_well_formed(const char *s)
+{
+	while (*s) {
+		if (strncmp(s, "-DHWTAP_HAVE_", 13))
+			return false;
+		for (s += 13; (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'; s++)
+			;
+		if (*s == ' ' && s[1])
+			s++;
+		else if (*s)
+			return false;
+	}
+	return true;
 }
 
 static bool write_file(const char *path, const char *text)
@@ -190,16 +207,19 @@ char *kernel_features(Session *s)
 		h = fnv1a(h, sources.data[i], strlen(sources.data[i]));
 	}
 	/* beside the module cache, not in it: its size bound counts module folders only */
-	char *cached = xformat("%s/%016llx", cache_dir("features"), (unsigned long long)h);
+	const char *features_dir = cache_dir("features");
+	if (!features_dir)
+		return NULL;
+	char *cached = xformat("%s/%016llx", features_dir, (unsigned long long)h);
 	size_t len;
-	char *known = read_whole_file(cached, &len);
-	if (known)
+	char *known = cache_own_file(cached) ? read_whole_file(cached, &len) : NULL;
+	if (known && strlen(known) == len && features_well_formed(known))
 		return known;
 	char *dir = xformat("%s.build.%d", cached, (int)getpid());
 	StrBuf kbuild = {0}, flags = {0};
 	sb_printf(&kbuild, "obj-m :=");
 	sb_putn(&flags, "", 0);
-	if (mkdirs(dir)) {
+	if (mkdirs(dir, 0755)) {
 		error_plain("cannot create %s: %s", dir, strerror(errno));
 		return NULL;
 	}
@@ -255,16 +275,19 @@ char *build_module(Session *s, const char *module_name, const char *source)
 	const char *parent = runtime_parent(s);
 	h = fnv1a(h, parent, strlen(parent));
 	h = hash_runtime(h, parent);
-	char *dir = xformat("%s/%016llx", cache_root(), (unsigned long long)h);
+	const char *root = cache_root();
+	if (!root)
+		return NULL;
+	char *dir = xformat("%s/%016llx", root, (unsigned long long)h);
 	char *ko = xformat("%s/%s.ko", dir, module_name);
 	struct stat st;
-	if (!s->keep_build && !stat(ko, &st)) {
+	if (!s->keep_build && cache_own_file(ko)) {
 		if (s->verbose)
 			fprintf(stderr, "hwtap: pass 4: %s from the cache\n", ko);
 		cache_touch(dir);
 		return ko;
 	}
-	if (mkdirs(dir)) {
+	if (mkdirs(dir, 0755)) {
 		error_plain("cannot create the build folder %s: %s", dir, strerror(errno));
 		return NULL;
 	}

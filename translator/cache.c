@@ -9,6 +9,10 @@
  * processes working side by side (the testsuite builds in parallel) never lose a module
  * between pass 4 and loading it. Beside it, hwtap/features holds one small file per kernel
  * build tree: the flags of its kernel features (build.c), never pruned.
+ *
+ * What the cache holds is built into modules and loaded, as root by hwtap-run: the hwtap
+ * folder must be the user's own (private_root), and a cached file is used only when it is
+ * the user's (cache_own_file).
  */
 #include "hwtap.h"
 
@@ -16,10 +20,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define CACHE_DEFAULT_MB 512
 #define CACHE_GRACE_S 60
@@ -30,18 +36,89 @@ typedef struct {
 	long long bytes;
 } Entry;
 
+/* Whether the folder PATH may hold what this user builds and loads: a folder, not a link,
+ * the user's own, that nobody else can write to. NULL, or why not. */
+static const char *untrusted_folder(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st))
+		return xformat("%s", strerror(errno));
+	if (S_ISLNK(st.st_mode))
+		return "it is a symbolic link";
+	if (!S_ISDIR(st.st_mode))
+		return "it is not a folder";
+	if (st.st_uid != geteuid())
+		return xformat("it is owned by uid %u, not %u", (unsigned)st.st_uid,
+			       (unsigned)geteuid());
+	if (st.st_mode & 022)
+		return xformat("others can write to it (mode %04o)", (unsigned)(st.st_mode & 07777));
+	return NULL;
+}
+
+/* The user's own hwtap folder, BASE/hwtap: BASE is $XDG_CACHE_HOME, else HOME/.cache, with
+ * HOME from the password database when the environment has none (a system unit, env -i):
+ * never a folder others share, such as /tmp. Made 0700 when missing; refused when a link,
+ * another user's, or writable by others, since what it holds is compiled and loaded as
+ * this user (root, for hwtap-run). NULL after saying why. Looked at once per process. */
+static const char *private_root(void)
+{
+	static const char *root;
+	static bool looked;
+	if (looked)
+		return root;
+	looked = true;
+	const char *base = getenv("XDG_CACHE_HOME");
+	if (!base || !*base) {
+		const char *home = getenv("HOME");
+		if (!home || !*home) {
+			struct passwd *pw = getpwuid(geteuid());
+			home = pw && pw->pw_dir && *pw->pw_dir ? pw->pw_dir : NULL;
+		}
+		if (!home) {
+			error_plain("no folder for the module cache: HOME is not set and uid %u has "
+				    "no home directory; set XDG_CACHE_HOME", (unsigned)geteuid());
+			return NULL;
+		}
+		base = xformat("%s/.cache", home);
+	}
+	char *path = xformat("%s/hwtap", base);
+	if (mkdirs(base, 0755) || (mkdir(path, 0700) && errno != EEXIST)) {
+		error_plain("cannot create the cache folder %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	const char *why = untrusted_folder(path);
+	if (why) {
+		error_plain("refusing the cache folder %s: %s (what it holds is built and loaded "
+			    "as this user); remove it, or set XDG_CACHE_HOME to a folder of your "
+			    "own", path, why);
+		return NULL;
+	}
+	return root = path;
+}
+
 const char *cache_dir(const char *kind)
 {
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	if (xdg && *xdg)
-		return xformat("%s/hwtap/%s", xdg, kind);
-	const char *home = getenv("HOME");
-	return xformat("%s/.cache/hwtap/%s", home && *home ? home : "/tmp", kind);
+	const char *root = private_root();
+	if (!root)
+		return NULL;
+	char *path = xformat("%s/%s", root, kind);
+	if (mkdir(path, 0700) && errno != EEXIST) {
+		error_plain("cannot create the cache folder %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	return path;
 }
 
 const char *cache_root(void)
 {
 	return cache_dir("modules");
+}
+
+bool cache_own_file(const char *path)
+{
+	struct stat st;
+	return !lstat(path, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	       !(st.st_mode & 022);
 }
 
 void cache_touch(const char *dir)
@@ -124,7 +201,10 @@ static Vec cache_entries(const char *root, long long *total)
 void cache_prune(const char *keep, bool verbose)
 {
 	long long limit = cache_limit(), total;
-	Vec entries = cache_entries(cache_root(), &total);
+	const char *root = cache_root();
+	if (!root)
+		return;
+	Vec entries = cache_entries(root, &total);
 	if (total <= limit)
 		return;
 	if (entries.len > 1)

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 typedef struct SrcFile SrcFile;
 typedef struct Token Token;
@@ -533,8 +534,10 @@ char *kernel_features(Session *s);
 
 /* ---- cache.c: the module cache's folder, use times and size bound --------------------- */
 
-const char *cache_dir(const char *kind);            /* $XDG_CACHE_HOME/hwtap/KIND */
+const char *cache_dir(const char *kind);            /* $XDG_CACHE_HOME/hwtap/KIND; NULL: said */
 const char *cache_root(void);                       /* the modules': cache_dir("modules") */
+bool cache_own_file(const char *path);              /* a regular file, the user's, not others' to write */
+int mkdirs(const char *path, mode_t mode);          /* build.c: PATH and its parents */
 void cache_touch(const char *dir);                  /* a hit: the folder is in use */
 void cache_prune(const char *keep, bool verbose);   /* after adding the folder keep */
 void cache_remove(const char *path);                /* a folder and all it holds */

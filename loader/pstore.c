@@ -145,8 +145,10 @@ enum kind { NOT_OURS, HEAD, LINE, MORE, END };
 static enum kind classify(const char *line, char name[SESSION_NAME_MAX + 1], const char **rest)
 {
 	const char *p = line;
-	if (*p == '<')
-		p += strcspn(p, ">") + 1;
+	if (*p == '<') {
+		size_t k = strcspn(p, ">");
+		p += k + (p[k] != '\0');
+	}
 	while (*p == '[' || *p == ' ')
 		p += *p == '[' ? strcspn(p, "]") + (p[strcspn(p, "]")] != '\0') : 1;
 	size_t prefix = strlen(HWTAP_PROC_PREFIX);
@@ -203,7 +205,16 @@ typedef struct Tails {
 	PanicTail *v;
 	size_t n;
 	PanicTail *open;        /* the one whose lines come now, or NULL */
+	int begun;              /* the dump has shown a line of something else */
 } Tails;
+
+/* pstore's header of each part of a dump: "Panic#2 Part1", "Oops#1 Part3". */
+static int part_header(const char *line)
+{
+	int n = 0;
+	unsigned count, part;
+	return sscanf(line, "%*[A-Za-z]#%u Part%u%n", &count, &part, &n) == 2 && !line[n];
+}
 
 static PanicTail *tail_new(Tails *ts, const char *name, const char *source)
 {
@@ -227,13 +238,28 @@ static void scan(Tails *ts, char *text, const char *source)
 		if (next)
 			*next++ = '\0';
 		enum kind k = classify(line, name, &rest);
-		if (k == NOT_OURS)
+		if (k == NOT_OURS) {
+			/* A tail is printed whole at the panic, nothing between its lines: one
+			 * that another line interrupts has ended (its end was not kept). */
+			if (!part_header(line) && *line) {
+				ts->open = NULL;
+				ts->begun = 1;
+			}
 			continue;
+		}
 		PanicTail *t = ts->open;
+		if (k != HEAD && (!t || strcmp(t->name, name))) {
+			/* A line of a tail whose head is not here: only where the dump begins
+			 * inside it. Elsewhere it is not a session's (a process named
+			 * "hwtap_x| ..." that segfaulted, say, whose name the kernel logged). */
+			if (ts->begun)
+				continue;
+		}
 		if (k == HEAD || !t || strcmp(t->name, name)) {
 			t = ts->open = tail_new(ts, name, source);
 			t->started_inside = k != HEAD;
 		}
+		ts->begun = 1;
 		switch (k) {
 		case HEAD:
 			tail_head(t, rest);
@@ -283,7 +309,7 @@ int pstore_read(char *const *paths, int npaths, PanicTail **out, size_t *n)
 		/* a new dump: a tail left open in the one before ends there */
 		if (i && (fs.v[i].dir != fs.v[i - 1].dir || fs.v[i].count != fs.v[i - 1].count ||
 			  !fs.v[i].count))
-			ts.open = NULL;
+			ts.open = NULL, ts.begun = 0;
 		if (!rc)
 			scan(&ts, fs.v[i].text, fs.v[i].path);
 		free(fs.v[i].text);

@@ -1288,11 +1288,17 @@ static int snapshot(Run *r, const char *name)
 		free(path);
 		return 1;
 	}
-	ssize_t n;
-	while ((n = read(fd, relay_buf, sizeof(relay_buf))) > 0) {
+	ssize_t n = 0;
+	while (!r->failed && (n = read(fd, relay_buf, sizeof(relay_buf))) > 0) {
 		unsigned char *p = relay_buf;
 		while (n >= HWTAP_RECORD_HDR) {
 			size_t len = p[2] | (size_t)p[3] << 8;
+			if (len > (size_t)n - HWTAP_RECORD_HDR) {
+				error("session %s: a record of %zu bytes cut after %zu in %s", name,
+				      len, (size_t)n - HWTAP_RECORD_HDR, path);
+				r->failed = true;
+				break;
+			}
 			if (p[0] == HWTAP_STREAM_OUT && r->json)
 				json_emit(r, p + HWTAP_RECORD_HDR, len);
 			else if (p[0] == HWTAP_STREAM_OUT || p[0] == HWTAP_STREAM_ERR)

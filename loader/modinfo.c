@@ -97,6 +97,18 @@ static Elf_Data *find_modinfo(Elf *elf)
 	return NULL;
 }
 
+/* NAME for a message: at most 64 bytes, each outside printable ASCII as '?' (a crafted
+ * module's name reaches the terminal). */
+static const char *printable(const char *name)
+{
+	static char out[65];
+	size_t i;
+	for (i = 0; name[i] && i < sizeof(out) - 1; i++)
+		out[i] = name[i] > ' ' && name[i] < 0x7f ? name[i] : '?';
+	out[i] = '\0';
+	return out;
+}
+
 static char *read_elf(int fd, const char *path, ModInfo *mi)
 {
 	elf_version(EV_CURRENT);
@@ -111,6 +123,10 @@ static char *read_elf(int fd, const char *path, ModInfo *mi)
 		take_entries(mi, data->d_buf, data->d_size);
 	if (!why && !mi->name)
 		why = format("%s: its .modinfo has no name= entry", path);
+	else if (!why && !session_name_ok(mi->name))
+		why = format("%s: its .modinfo names module '%s', which is not a session's name "
+			     "(letters, digits and '_', at most %d)", path, printable(mi->name),
+			     SESSION_NAME_MAX);
 	else if (!why && !mi->vermagic)
 		why = format("%s: its .modinfo has no vermagic= entry", path);
 	elf_end(elf);

@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -60,7 +61,8 @@
 #define HWTAP_COMMAND_WAIT 10           /* seconds for commands still running at the end */
 
 static const char usage_text[] =
-	"Usage: hwtap-run [-o FILE] [-c CMD] [-j N] [-D] [--json] [-v] MODULE.ko [PARAM=VALUE ...]\n"
+	"Usage: hwtap-run [-o FILE] [--mode MODE] [-c CMD] [-j N] [-D] [--json] [-v] MODULE.ko\n"
+	"                 [PARAM=VALUE ...]\n"
 	"       hwtap-run [-o FILE] [--json] [-v] -A NAME | -d NAME | -d '*'\n"
 	"       hwtap-run -L [--json]\n"
 	"       hwtap-run [-o FILE] [--json] --snapshot NAME\n"
@@ -87,6 +89,8 @@ static const char usage_text[] =
 	"             /var/lib/systemd/pstore)\n"
 	"  --textfile FILE  replace FILE with the Prometheus metrics the script publishes\n"
 	"             (tapset prometheus.stp), for node_exporter's textfile collector\n"
+	"  --mode MODE  the permissions of the files it creates, in octal (default 0600\n"
+	"             for -o, 0644 for --textfile, which node_exporter reads)\n"
 	"  --json     each line of the script's output as a JSON object with the host,\n"
 	"             session and time; a line that is an object gets them as its first keys\n"
 	"  -v         say what happens, with timings\n"
@@ -110,6 +114,7 @@ typedef struct Run {
 	const char *session;    /* -A or -d NAME */
 	bool json;              /* --json: -L's list, or the output, as JSON lines */
 	const char *textfile;   /* --textfile FILE: the script's Prometheus metrics */
+	int file_perm;          /* --mode: the created files' permissions; -1: each its default */
 	bool textfile_warned;   /* metrics came without --textfile: said once */
 	bool detached;          /* the relay ended by detaching: the session goes on */
 	bool detach_checked;    /* -D: the start's outcome was looked at */
@@ -242,6 +247,7 @@ static void parse_args(int argc, char **argv, Run *r)
 		{"textfile", required_argument, NULL, 'T'},
 		{"snapshot", required_argument, NULL, 'P'},
 		{"pstore", no_argument, NULL, 'K'},
+		{"mode", required_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
@@ -257,6 +263,13 @@ static void parse_args(int argc, char **argv, Run *r)
 		case 'K': m = MODE_PSTORE; break;
 		case 'J': r->json = true; break;
 		case 'T': r->textfile = optarg; break;
+		case 'M':
+			errno = 0;
+			r->file_perm = (int)strtol(optarg, &end, 8);
+			if (errno || *end || !*optarg || r->file_perm < 0 || r->file_perm > 0777)
+				usage_error("--mode needs permissions in octal, 0 to 0777, not '%s'",
+					    optarg);
+			break;
 		case 'o': r->output = optarg; break;
 		case 'S': parse_file_limits(r, optarg); break;
 		case 'c': r->command = optarg; break;
@@ -383,14 +396,34 @@ static int check_module(Run *r)
 	return build_param_string(r);
 }
 
+/* A file root writes where others may shape the path: NAME itself not followed if a link,
+ * not waited on if a FIFO (no reader: refused), created with MODE. The descriptor, or -1
+ * after a message naming WHAT. */
+static int open_for_root(const char *name, int flags, int mode, const char *what)
+{
+	int fd = open(name, flags | O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, mode);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			error("refusing the %s %s: it is a symbolic link (hwtap-run does not follow "
+			      "one; name its target)", what, name);
+		else if (errno == ENXIO)
+			error("refusing the %s %s: it is a FIFO nobody reads", what, name);
+		else
+			error("cannot open the %s %s: %s", what, name, strerror(errno));
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
 /* -S: FILE.K, K counting from 0 as SystemTap names them. */
 static int open_output_file(Run *r)
 {
 	char *name = r->file_mb ? xformat("%s.%ld", r->output, r->file_index) :
 		     xformat("%s", r->output);
-	int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	int fd = open_for_root(name, O_CREAT | O_TRUNC, r->file_perm >= 0 ? r->file_perm : 0600,
+			       "output file");
 	if (fd < 0) {
-		error("cannot open the output file %s: %s", name, strerror(errno));
 		free(name);
 		return -1;
 	}
@@ -853,14 +886,17 @@ static void metrics_add(Run *r, const unsigned char *data, size_t len)
 	metrics_len += len;
 }
 
-/* The metrics stated so far replace FILE at once: FILE.tmp written, then renamed over it. */
+/* The metrics stated so far replace FILE at once: a new file of a name nobody could
+ * foresee (FILE.XXXXXX, made by mkostemp: never a link or a FIFO another user planted)
+ * written, then renamed over it. */
 static void metrics_publish(Run *r)
 {
 	if (!r->textfile)
 		return;
-	char *tmp = xformat("%s.tmp", r->textfile);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || write_all(fd, metrics ? metrics : "", metrics_len) || fsync(fd) ||
+	char *tmp = xformat("%s.XXXXXX", r->textfile);
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0 || fchmod(fd, r->file_perm >= 0 ? r->file_perm : 0644) ||
+	    write_all(fd, metrics ? metrics : "", metrics_len) || fsync(fd) ||
 	    close(fd) || rename(tmp, r->textfile)) {
 		error("cannot write the metrics to %s (through %s): %s", r->textfile, tmp,
 		      strerror(errno));
@@ -1416,7 +1452,8 @@ static int list(Run *r)
 
 int main(int argc, char **argv)
 {
-	Run r = { .out_fd = -1, .ctl_fd = -1, .t0 = now(), .max_commands = DEFAULT_COMMANDS };
+	Run r = { .out_fd = -1, .ctl_fd = -1, .t0 = now(), .max_commands = DEFAULT_COMMANDS,
+		  .file_perm = -1 };
 	parse_args(argc, argv, &r);
 	/* (pstore's files are root's, but a copy of them need not be) */
 	if (r.mode == MODE_PSTORE) {

@@ -10,6 +10,7 @@
 #include "../guest/guest.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -219,11 +220,23 @@ int run_module(Session *s, const char *ko, const char *name)
 			"build with -p4 and run hwtap-run -D where one does");
 		return 1;
 	}
+	/* As hwtap-run opens it (hwtap-run(8), SECURITY): 0600, no link followed, no FIFO
+	 * that nobody reads waited on. */
 	FILE *out = stdout;
-	if (s->output_file && !(out = fopen(s->output_file, "w"))) {
-		fprintf(stderr, "hwtap: error: cannot write the output file '%s': %m\n",
-			s->output_file);
-		return 1;
+	if (s->output_file) {
+		int fd = open(s->output_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+			      O_NOFOLLOW | O_NONBLOCK, 0600);
+		if (fd >= 0)
+			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		if (fd < 0 || !(out = fdopen(fd, "w"))) {
+			fprintf(stderr, "hwtap: error: cannot write the output file '%s': %s\n",
+				s->output_file, errno == ELOOP ? "it is a symbolic link (hwtap "
+				"does not follow one; name its target)" : errno == ENXIO ?
+				"it is a FIFO nobody reads" : strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return 1;
+		}
 	}
 	int status = run_in_guest(s, loader, ko, name, params.buf, out);
 	if (out != stdout && fclose(out)) {

@@ -31,6 +31,7 @@ say() { printf '==> %s\n' "$*"; }
 
 packages=(
 	build-essential autoconf automake pkg-config dejagnu
+	python3                         # trust.exp reads hwtap-run --json with its json module
 	clang libclang-rt-14-dev        # libFuzzer runtime for make fuzz
 	libelf-dev libpfm4-dev
 	zlib1g-dev                      # static libelf.a needs libz.a (loader/hwtap-run is static)

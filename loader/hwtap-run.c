@@ -910,59 +910,11 @@ static void metrics_publish(Run *r)
 
 /* ---- --json: each line of the script's output as one JSON object ------------------------ */
 
-typedef struct Buf {
-	char *p;
-	size_t len, cap;
-} Buf;
-
-static void buf_add(Buf *b, const void *data, size_t len)
-{
-	if (b->len + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (cap < b->len + len)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (!p) {
-			error("out of memory");
-			exit(1);
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, data, len);
-	b->len += len;
-}
-
-static void buf_str(Buf *b, const char *s)
-{
-	buf_add(b, s, strlen(s));
-}
-
-/* S (LEN bytes) as a JSON string, quotes included. */
-static void buf_json_string(Buf *b, const char *s, size_t len)
-{
-	buf_str(b, "\"");
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = s[i];
-		char esc[8];
-		if (c == '"' || c == '\\') {
-			esc[0] = '\\';
-			esc[1] = c;
-			buf_add(b, esc, 2);
-		} else if (c < 0x20 || c == 0x7f) {
-			snprintf(esc, sizeof(esc), "\\u%04x", c);
-			buf_str(b, esc);
-		} else {
-			buf_add(b, &c, 1);
-		}
-	}
-	buf_str(b, "\"");
-}
-
 static Buf json_line;           /* the script's line so far */
 
 /* One whole line (no newline) as {"host":..,"session":..,"time":..,"line":".."}; a line
- * that is a JSON object ({...}) gets the three keys put in front of its own instead. */
+ * that is one well-formed JSON object without keys of those three names gets them put in
+ * front of its own instead (json.c says why no less will do). */
 static void json_emit_line(Run *r, const char *line, size_t len)
 {
 	static char host[256];
@@ -986,7 +938,9 @@ static void json_emit_line(Run *r, const char *line, size_t len)
 	buf_json_string(&out, r->mi.name, strlen(r->mi.name));
 	buf_str(&out, ",\"time\":");
 	buf_json_string(&out, when, strlen(when));
-	if (len >= 2 && line[0] == '{' && line[len - 1] == '}') {
+	static const char *const ours[] = {"host", "session", "time", NULL};
+	if (len >= 2 && line[0] == '{' && line[len - 1] == '}' &&
+	    json_object_extendable(line, len, ours)) {
 		size_t i = 1;
 		while (i < len - 1 && (line[i] == ' ' || line[i] == '\t'))
 			i++;

@@ -2,6 +2,7 @@
 #ifndef HWTAP_LOADER_H
 #define HWTAP_LOADER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -81,5 +82,21 @@ typedef struct PanicTail {
 int pstore_read(char *const *paths, int npaths, PanicTail **out, size_t *n);
 
 void pstore_free(PanicTail *t, size_t n);
+
+/* ---- json.c: --json's buffer, strings and the check of an object line ----------------- */
+
+typedef struct Buf {
+	char *p;
+	size_t len, cap;
+} Buf;
+
+void buf_add(Buf *b, const void *data, size_t len);
+void buf_str(Buf *b, const char *s);
+/* S (LEN bytes) as a JSON string, quotes included: valid UTF-8 whatever came in (a byte
+ * that is not, U+FFFD), every control character escaped. */
+void buf_json_string(Buf *b, const char *s, size_t len);
+/* Whether S (LEN bytes) is exactly one well-formed JSON object (RFC 8259, nesting at most
+ * 64 deep) none of whose top-level keys, escapes read, is in RESERVED (NULL-ended). */
+bool json_object_extendable(const char *s, size_t len, const char *const *reserved);
 
 #endif

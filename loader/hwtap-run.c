@@ -652,7 +652,7 @@ static int start_result(Run *r)
 static int fork_command(Run *r)
 {
 	int gate[2];
-	if (pipe(gate)) {
+	if (pipe2(gate, O_CLOEXEC)) {
 		error("cannot run '%s': %s", r->command, strerror(errno));
 		return -1;
 	}
@@ -668,6 +668,7 @@ static int fork_command(Run *r)
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
 		if (read(gate[0], &go, 1) != 1)
 			_exit(127);
 		close(gate[0]);
@@ -720,6 +721,28 @@ static void send_stop(Run *r, const char *why)
 
 /* ---- the script's commands: system(), trigger() ------------------------------------------- */
 
+/* The environment of the script's commands, stated, not hwtap-run's (which may hold
+ * LD_PRELOAD, NOTIFY_SOCKET, the attaching administrator's settings): PATH, HOME=/ (as
+ * systemd gives a system service), LANG, HWTAP_SESSION and, for trigger(), HWTAP_EVENT. */
+static char **command_env(const Run *r, const char *event)
+{
+	static char *env[8];
+	static char *fixed[4];
+	if (!fixed[0]) {
+		fixed[0] = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+		fixed[1] = "HOME=/";
+		fixed[2] = "LANG=C.UTF-8";
+		fixed[3] = xformat("HWTAP_SESSION=%s", r->mi.name);
+	}
+	int n = 0;
+	for (int i = 0; i < 4; i++)
+		env[n++] = fixed[i];
+	if (*event)
+		env[n++] = xformat("HWTAP_EVENT=%s", event);
+	env[n] = NULL;
+	return env;
+}
+
 /* Starts COMMAND with EVENT as HWTAP_EVENT, unless -j are running: then it is refused. */
 static void start_script_command(Run *r, const char *command, const char *event)
 {
@@ -743,16 +766,13 @@ static void start_script_command(Run *r, const char *command, const char *event)
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
 		int null = open("/dev/null", O_RDONLY);
 		if (null >= 0 && null != 0) {
 			dup2(null, 0);
 			close(null);
 		}
-		if (*event)
-			setenv("HWTAP_EVENT", event, 1);
-		else
-			unsetenv("HWTAP_EVENT");
-		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+		execle("/bin/sh", "sh", "-c", command, (char *)NULL, command_env(r, event));
 		_exit(127);
 	}
 	r->commands[slot] = pid;
@@ -1434,9 +1454,10 @@ int main(int argc, char **argv)
 		if (open_output(&r))
 			return 1;
 		setup_signals(&r);
-		if (!strcmp(r.session, "*"))
-			return delete_detached(&r);
-		return attach(&r, r.session);
+		/* the commands the session's output started are waited for, as in a run */
+		int status = !strcmp(r.session, "*") ? delete_detached(&r) : attach(&r, r.session);
+		reap_script_commands(&r, true);
+		return status;
 	}
 	if (check_module(&r) || open_output(&r))
 		return 1;

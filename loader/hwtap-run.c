@@ -766,7 +766,8 @@ static void start_script_command(Run *r, const char *command, const char *event)
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGPIPE, SIG_DFL);
+		for (int sig = 1; sig < NSIG; sig++)    /* whatever hwtap-run was started with */
+			signal(sig, SIG_DFL);
 		int null = open("/dev/null", O_RDONLY);
 		if (null >= 0 && null != 0) {
 			dup2(null, 0);

@@ -15,6 +15,8 @@
 #   - the guest's MemAvailable and Slab over the run (first, highest, last)
 #   - the guest kernel's reports: hwtap-guest fails the run (status 125) on any oops, BUG,
 #     WARNING, lockup or panic, and prints its log
+# Exit status 0 when nothing is unaccounted or duplicated and the session had no error;
+# else the guest's whole report is kept in $SOAK_KEEP (default /var/tmp) for a look.
 #   bench/soak.sh [MINUTES [REATTACHES]]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -170,4 +172,9 @@ grep '^gap ' "$tmp/out" | awk '{ n[$2 > 100 ? "large" : "small"]++; s[$2 > 100 ?
 	END { for (k in n) printf "%-46s %d gaps, %d lines\n", "missing lines in " k " gaps", n[k], s[k] }'
 grep '^gap ' "$tmp/out" | awk '$2 <= 100 { print "small gap (100 lines or fewer):", $2, "lines after", $4 }' |
 	head -n 10
-[ "$unaccounted" -eq 0 ] && [ "$dups" -eq 0 ] && [ "$errors" -eq 0 ]
+if [ "$unaccounted" -ne 0 ] || [ "$dups" -ne 0 ] || [ "$errors" -ne 0 ]; then
+	keep=${SOAK_KEEP:-/var/tmp}/soak-$(date +%Y%m%d-%H%M%S).out
+	cp "$tmp/out" "$keep"
+	echo "the guest's whole report, gaps included, kept in $keep"
+	exit 1
+fi

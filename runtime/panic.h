@@ -115,10 +115,11 @@ static bool _hwtap_panic_tail_line(const char *line, size_t len)
 {
 	const char *p = line, *end = line + len, *stamp;
 
-	if (p < end && *p == '<')
+	if (p < end && *p == '<') {
 		p = memchr(p, '>', end - p);
-	if (!p || ++p >= end)
-		return false;
+		if (!p || ++p >= end)
+			return false;
+	}
 	if (*p == '[') {
 		stamp = p;
 		p = memchr(stamp, ']', min_t(size_t, end - stamp, 24));
@@ -176,7 +177,7 @@ static void _hwtap_panic_print(void)
 	room = room > cost ? room - cost : 0;
 	first = end;
 	q = end > s && end[-1] == '\n' ? end - 1 : end;	/* the end of the newest line */
-	for (cost = 0; q >= s && first > s; q = b - 1) {
+	for (cost = 0; first > s; q = b - 1) {
 		for (b = q; b > s && b[-1] != '\n'; b--)
 			;
 		c = _hwtap_panic_line_cost(q - b);
@@ -186,6 +187,8 @@ static void _hwtap_panic_print(void)
 		}
 		cost += c;
 		first = b;
+		if (b == s)
+			break;
 	}
 	pr_info(HWTAP_PANIC_HEAD_FMT, THIS_MODULE->name, (size_t)(end - first), p->total,
 		overwritten, cut, HWTAP_SCRIPT_NAME);

@@ -93,7 +93,9 @@ static const char *private_root(void)
 			    "own", path, why);
 		return NULL;
 	}
-	return root = path;
+	/* (outside the arena, which the fuzzer resets between inputs) */
+	root = strdup(path);
+	return root;
 }
 
 const char *cache_dir(const char *kind)

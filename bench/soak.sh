@@ -10,7 +10,10 @@
 #     times (-A, then SIGINT), the flight recorder overwriting while nobody reads
 # Then it checks and prints:
 #   - the numbered lines received, and the missing ones against what the session counted
-#     as overwritten or dropped: every missing line must be counted (unaccounted: 0)
+#     as overwritten or dropped: every missing line must be counted (unaccounted: 0); an
+#     unaccounted line is placed by the session's own counts: lost in the kernel (printed
+#     is not dropped + overwritten + read by readers + still buffered) or between the
+#     kernel and the file (read + buffered is not received)
 #   - machine checks seen against injected, samples per CPU per second, the counter
 #   - the guest's MemAvailable and Slab over the run (first, highest, last)
 #   - the guest kernel's reports: hwtap-guest fails the run (status 125) on any oops, BUG,
@@ -137,11 +140,16 @@ received=$(sed -n 's/^received \([0-9]*\)$/\1/p' "$tmp/out")
 dups=$(sed -n 's/^duplicates \([0-9]*\)$/\1/p' "$tmp/out")
 overwritten=$(field overwritten)
 dropped=$(field dropped)
+read=$(field read)
+buffered=$(field records)
 skipped=$(field skipped)
 errors=$(field errors)
 missing=$((lines - received))
 counted=$((overwritten + dropped))
 unaccounted=$((missing > counted ? missing - counted : 0))
+# Every record but the numbered lines went out after the list: printing was over by then.
+in_kernel=$((lines - dropped - overwritten - read - buffered))
+in_relay=$((read + buffered - received))
 
 printf '%-46s %s min, %s rounds (%s s wall)\n' "run" "$minutes" "$rounds" "$wall"
 printf '%-46s %s\n' "lines printed (end probe)" "$lines"
@@ -151,6 +159,8 @@ printf '%-46s %s\n' "lines missing" "$missing"
 printf '%-46s %s overwritten + %s dropped = %s\n' "records the session counted as lost" \
 	"$overwritten" "$dropped" "$counted"
 printf '%-46s %s\n' "missing and not counted (unaccounted)" "$unaccounted"
+printf '%-46s %s in the kernel, %s between the kernel and the file\n' "  by the session's counts" \
+	"$in_kernel" "$in_relay"
 printf '%-46s %s errors, %s skipped probes\n' "session" "$errors" "$skipped"
 printf '%-46s %s seen of %s injected\n' "machine checks" \
 	"$(sed -n 's/^end: mces //p' "$tmp/out")" "$(sed -n 's/^@@ injected //p' "$tmp/out")"
@@ -172,7 +182,8 @@ grep '^gap ' "$tmp/out" | awk '{ n[$2 > 100 ? "large" : "small"]++; s[$2 > 100 ?
 	END { for (k in n) printf "%-46s %d gaps, %d lines\n", "missing lines in " k " gaps", n[k], s[k] }'
 grep '^gap ' "$tmp/out" | awk '$2 <= 100 { print "small gap (100 lines or fewer):", $2, "lines after", $4 }' |
 	head -n 10
-if [ "$unaccounted" -ne 0 ] || [ "$dups" -ne 0 ] || [ "$errors" -ne 0 ]; then
+if [ "$unaccounted" -ne 0 ] || [ "$dups" -ne 0 ] || [ "$errors" -ne 0 ] ||
+	[ "$in_kernel" -ne 0 ] || [ "$in_relay" -ne 0 ]; then
 	keep=${SOAK_KEEP:-/var/tmp}/soak-$(date +%Y%m%d-%H%M%S).out
 	cp "$tmp/out" "$keep"
 	echo "the guest's whole report, gaps included, kept in $keep"

@@ -40,7 +40,7 @@ typedef struct SessionInfo {
 	char state[16];
 	int protocol, attached;
 	long long started, buffer_kb, records, overwritten, overwritten_before_reader;
-	long long dropped, errors, skipped, lost_commands;
+	long long dropped, errors, skipped, lost_commands, read;
 	int ncounters;                  /* the perf counters' values, @perf("NAME")'s */
 	char counter[SESSION_COUNTERS_MAX][64];
 	long long counter_value[SESSION_COUNTERS_MAX];

@@ -42,6 +42,7 @@ static const struct {
 	{"errors", offsetof(SessionInfo, errors)},
 	{"skipped", offsetof(SessionInfo, skipped)},
 	{"lost_commands", offsetof(SessionInfo, lost_commands)},
+	{"read", offsetof(SessionInfo, read)},
 };
 
 /* KEY's VALUE into SI when KEY is one of number_keys; other keys are skipped. */
@@ -194,11 +195,11 @@ void session_print(FILE *f, const SessionInfo *s, size_t n, int json)
 		fputs(",\"started\":", f);
 		json_string(f, when);
 		fprintf(f, ",\"attached\":%s,\"buffer_kb\":%lld,\"records\":%lld,"
-			"\"overwritten\":%lld,\"dropped\":%lld,\"errors\":%lld,\"skipped\":%lld,"
-			"\"lost_commands\":%lld,\"protocol\":%d,\"counters\":{",
+			"\"overwritten\":%lld,\"read\":%lld,\"dropped\":%lld,\"errors\":%lld,"
+			"\"skipped\":%lld,\"lost_commands\":%lld,\"protocol\":%d,\"counters\":{",
 			s[i].attached ? "true" : "false", s[i].buffer_kb, s[i].records,
-			s[i].overwritten, s[i].dropped, s[i].errors, s[i].skipped, s[i].lost_commands,
-			s[i].protocol);
+			s[i].overwritten, s[i].read, s[i].dropped, s[i].errors, s[i].skipped,
+			s[i].lost_commands, s[i].protocol);
 		for (int k = 0; k < s[i].ncounters; k++) {
 			fputs(k ? "," : "", f);
 			json_string(f, s[i].counter[k]);

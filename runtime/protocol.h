@@ -27,8 +27,9 @@
  *                                file name), started (UTC seconds), attached (0 or 1:
  *                                `out' is open), buffer_kb (per CPU), records (in the
  *                                buffers now), overwritten (by the flight recorder, in
- *                                all) and overwritten_before_reader (of them, those the
- *                                current or last reader never saw). Readers skip keys
+ *                                all), overwritten_before_reader (of them, those the
+ *                                current or last reader never saw) and read (records
+ *                                readers took from `out', in all). Readers skip keys
  *                                they do not know. All three files need CAP_SYS_ADMIN.
  *
  * A session whose reader closes `out' goes on detached: its buffers keep the newest

@@ -331,7 +331,7 @@ static int _hwtap_ctl_open(struct inode *inode, struct file *file)
 static ssize_t _hwtap_ctl_read(struct file *file, char __user *buf, size_t count,
 			       loff_t *ppos)
 {
-	unsigned long overwritten, unseen, entries;
+	unsigned long overwritten, unseen, entries, read;
 	size_t (*more)(char *buf, size_t len) = READ_ONCE(_hwtap_ctl_more);
 	bool attached;
 	ssize_t rc;
@@ -342,18 +342,18 @@ static ssize_t _hwtap_ctl_read(struct file *file, char __user *buf, size_t count
 	if (!text)
 		return -ENOMEM;
 
-	_hwtap_transport_counts(&overwritten, &unseen, &entries, &attached);
+	_hwtap_transport_counts(&overwritten, &unseen, &entries, &read, &attached);
 	n = scnprintf(text, PAGE_SIZE, "state %s\nerrors %lld\nskipped %lld\ndropped %lld\n"
 		      "lost_commands %lld\nprotocol %d\nscript %s\nstarted %lld\n"
 		      "attached %d\nbuffer_kb %u\nrecords %lu\noverwritten %lu\n"
-		      "overwritten_before_reader %lu\n",
+		      "overwritten_before_reader %lu\nread %lu\n",
 		      _hwtap_state_names[atomic_read(&_hwtap_session.state)],
 		      (long long)atomic64_read(&_hwtap_errors),
 		      (long long)atomic64_read(&_hwtap_skipped),
 		      (long long)atomic64_read(&_hwtap_dropped),
 		      (long long)atomic64_read(&_hwtap_lost_commands), HWTAP_PROTOCOL,
 		      HWTAP_SCRIPT_NAME, (long long)_hwtap_session.started, attached,
-		      _hwtap_bufsize_kb, entries, overwritten, unseen);
+		      _hwtap_bufsize_kb, entries, overwritten, unseen, read);
 	if (more)
 		n += more(text + n, PAGE_SIZE - n);
 	rc = simple_read_from_buffer(buf, count, ppos, text, n);

@@ -651,11 +651,16 @@ static void _hwtap_transport_close(void)
 	wake_up_interruptible_all(&_hwtap_transport.read_wq);
 }
 
-/* For ctl: records overwritten in all, and of them before the current or last reader. */
+/*
+ * For ctl: records overwritten in all, of them those before the current or last reader,
+ * records in the buffers, and records readers took in all: what was written is what the
+ * three hold, and the dropped ones are the rest (bench/soak.sh checks that sum).
+ */
 static void _hwtap_transport_counts(unsigned long *overwritten, unsigned long *unseen,
-				    unsigned long *entries, bool *attached)
+				    unsigned long *entries, unsigned long *read, bool *attached)
 {
 	*overwritten = ring_buffer_overruns(_hwtap_transport.rb);
+	*read = READ_ONCE(_hwtap_transport.consumed);
 	*unseen = READ_ONCE(_hwtap_transport.overwritten_unseen);
 	*entries = ring_buffer_entries(_hwtap_transport.rb);
 	*attached = atomic_read(&_hwtap_transport.open);

@@ -83,22 +83,41 @@ static const char *stanza_field(const char *stanza, const char *field)
 	return NULL;
 }
 
+/* dpkg's status file, read once (a few MB: copying it through a stream twice cost
+ * `hwtap -p2' half its instructions), or NULL when it cannot be read. */
+static const char *dpkg_status(void)
+{
+	static char *status;
+	static bool looked;
+	if (looked)
+		return status;
+	looked = true;
+	int fd = open("/var/lib/dpkg/status", O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return NULL;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size < (1 << 30)) {
+		size_t len = 0, cap = (size_t)st.st_size + 1;
+		char *text = malloc(cap);
+		ssize_t n = 0;
+		while (text && len < cap - 1 && (n = read(fd, text + len, cap - 1 - len)) > 0)
+			len += (size_t)n;
+		if (text && n >= 0) {
+			text[len] = '\0';
+			status = text;
+		} else {
+			free(text);
+		}
+	}
+	close(fd);
+	return status;
+}
+
 /* The release the installed metapackage linux-image-FLAVOUR depends on, from dpkg's
  * status file ("Depends: linux-image-6.1.0-56-amd64 (= 6.1.158-1)"), or NULL. */
 static char *metapackage_release(const char *flavour)
 {
-	char *status = NULL;
-	size_t len = 0;
-	FILE *f = fopen("/var/lib/dpkg/status", "re");
-	FILE *m = f ? open_memstream(&status, &len) : NULL;
-	char buf[65536];
-	size_t n;
-	while (m && (n = fread(buf, 1, sizeof(buf), f)) > 0)
-		fwrite(buf, 1, n, m);
-	if (f)
-		fclose(f);
-	if (m)
-		fclose(m);
+	const char *status = dpkg_status();
 	if (!status)
 		return NULL;
 	char *want = guest_xformat("\nPackage: linux-image-%s\n", flavour);
@@ -110,7 +129,6 @@ static char *metapackage_release(const char *flavour)
 	char *found = state && dep && !strncmp(state, "install ok installed\n", 21) ?
 		      guest_xformat("%.*s", (int)strcspn(dep, " ,|\n"), dep) : NULL;
 	free(want);
-	free(status);
 	return found;
 }
 

@@ -14,7 +14,9 @@
  *   hwtap-inject hwpoison
  *       takes one page of its own memory out of service with madvise(MADV_HWPOISON), as
  *       the kernel does for a page with an uncorrectable error, and prints pfn=0x... of
- *       it (read from /proc/self/pagemap before, which needs CAP_SYS_ADMIN).
+ *       it (read from /proc/self/pagemap before, which needs CAP_SYS_ADMIN). Kernels
+ *       since 6.4 treat the call as an access to the poisoned page and send the caller
+ *       SIGBUS (BUS_MCEERR_AR), as a process that touched it gets: that one is expected.
  *
  * Exit status 0, or 1 after a message naming what failed. A static program: it is copied
  * into the guest as it is.
@@ -27,6 +29,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -193,6 +196,18 @@ static int inject_mce(int argc, char **argv)
 	return 0;
 }
 
+/* The SIGBUS a kernel since 6.4 sends the process that poisoned its own page. */
+static volatile sig_atomic_t bus_code;
+static void *volatile bus_addr;
+
+static void on_sigbus(int sig, siginfo_t *si, void *context)
+{
+	(void)sig;
+	(void)context;
+	bus_code = si->si_code;
+	bus_addr = si->si_addr;
+}
+
 static int inject_hwpoison(void)
 {
 	long size = sysconf(_SC_PAGESIZE);
@@ -212,10 +227,16 @@ static int inject_hwpoison(void)
 	if (!(entry >> 63) || !pfn)
 		die("hwpoison: /proc/self/pagemap gives no page frame number (it needs "
 		    "CAP_SYS_ADMIN)");
+	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
 	if (madvise((void *)page, size, MADV_HWPOISON))
 		die("hwpoison: madvise(MADV_HWPOISON): %s%s", strerror(errno),
 		    errno == EINVAL ? " (a kernel without CONFIG_MEMORY_FAILURE?)" :
 		    errno == EPERM ? " (it needs CAP_SYS_ADMIN)" : "");
+	if (bus_code && (bus_code != BUS_MCEERR_AR || bus_addr != (void *)page))
+		die("hwpoison: an unexpected SIGBUS (si_code %d, address %p; the page is at %p)",
+		    (int)bus_code, bus_addr, (void *)page);
 	printf("pfn=0x%" PRIx64 "\n", pfn);
 	return 0;
 }

@@ -32,6 +32,7 @@ say() { printf '==> %s\n' "$*"; }
 packages=(
 	build-essential autoconf automake pkg-config dejagnu
 	python3                         # trust.exp reads hwtap-run --json with its json module
+	python3-prometheus-client       # and --textfile with the Prometheus client's parser
 	clang libclang-rt-14-dev        # libFuzzer runtime for make fuzz
 	libelf-dev libpfm4-dev
 	zlib1g-dev                      # static libelf.a needs libz.a (loader/hwtap-run is static)

@@ -116,6 +116,7 @@ typedef struct Run {
 	const char *textfile;   /* --textfile FILE: the script's Prometheus metrics */
 	int file_perm;          /* --mode: the created files' permissions; -1: each its default */
 	bool textfile_warned;   /* metrics came without --textfile: said once */
+	long long bad_metrics;  /* metrics records the text format does not take: dropped */
 	bool detached;          /* the relay ended by detaching: the session goes on */
 	bool detach_checked;    /* -D: the start's outcome was looked at */
 	const char *ko;         /* MODULE.ko as given */
@@ -887,7 +888,10 @@ static void emit(Run *r, int stream, const unsigned char *data, size_t len)
 
 static char *metrics;           /* stated since the last publication */
 static size_t metrics_len;
+static PromSeen metrics_seen;   /* its HELP and TYPE lines */
 
+/* A record of metrics: kept for the next publication when Prometheus' text format takes
+ * it (prometheus.c), else dropped: the first said with why, all counted. */
 static void metrics_add(Run *r, const unsigned char *data, size_t len)
 {
 	if (!r->textfile) {
@@ -895,6 +899,18 @@ static void metrics_add(Run *r, const unsigned char *data, size_t len)
 			fprintf(stderr, "hwtap-run: warning: the script publishes Prometheus "
 				"metrics; --textfile FILE would write them (dropped)\n");
 		r->textfile_warned = true;
+		return;
+	}
+	const char *why = prom_record_check((const char *)data, len, &metrics_seen);
+	if (why) {
+		if (!r->bad_metrics++) {
+			Buf line = { 0 };
+			buf_json_string(&line, (const char *)data, len);
+			fprintf(stderr, "hwtap-run: warning: a metrics line the script stated is "
+				"not Prometheus' text format (%s): dropped, not to make node_exporter "
+				"drop the whole file: %.*s\n", why, (int)line.len, line.p);
+			free(line.p);
+		}
 		return;
 	}
 	char *grown = realloc(metrics, metrics_len + len);
@@ -927,6 +943,7 @@ static void metrics_publish(Run *r)
 	}
 	free(tmp);
 	metrics_len = 0;
+	prom_seen_reset(&metrics_seen);
 }
 
 /* ---- --json: each line of the script's output as one JSON object ------------------------ */
@@ -1172,6 +1189,9 @@ static void report(const Run *r)
 	if (r->lost_commands)
 		fprintf(stderr, "hwtap-run: warning: %lld command%s of the script dropped (the "
 			"buffer was full)\n", r->lost_commands, r->lost_commands == 1 ? "" : "s");
+	if (r->bad_metrics > 1)
+		fprintf(stderr, "hwtap-run: warning: %lld metrics lines dropped in all (not "
+			"Prometheus' text format)\n", r->bad_metrics);
 	if (r->refused)
 		fprintf(stderr, "hwtap-run: warning: %lld command%s of the script refused (%d "
 			"already running; -j sets the bound), %lld run\n", r->refused,

@@ -39,7 +39,7 @@ void buf_str(Buf *b, const char *s)
 
 /* The length of the well-formed UTF-8 sequence at S (N bytes left), or 0: no overlong
  * forms, no surrogates, nothing past U+10FFFF. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t utf8_len(const unsigned char *s, size_t n)
 {
 	unsigned c = s[0];
 	size_t len;

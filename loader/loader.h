@@ -98,5 +98,22 @@ void buf_json_string(Buf *b, const char *s, size_t len);
 /* Whether S (LEN bytes) is exactly one well-formed JSON object (RFC 8259, nesting at most
  * 64 deep) none of whose top-level keys, escapes read, is in RESERVED (NULL-ended). */
 bool json_object_extendable(const char *s, size_t len, const char *const *reserved);
+/* The length of the well-formed UTF-8 sequence at S (N bytes left), or 0: no overlong
+ * forms, no surrogates, nothing past U+10FFFF. */
+size_t utf8_len(const unsigned char *s, size_t n);
+
+/* ---- prometheus.c: --textfile's lines checked against Prometheus' text format ---------- */
+
+/* The HELP and TYPE lines of one publication so far (a second one for a metric would make
+ * node_exporter drop the whole file). */
+typedef struct PromSeen {
+	Buf names;              /* "H NAME\n" and "T NAME\n" lines */
+} PromSeen;
+
+/* NULL when the record REC (LEN bytes: what one call of the tapset stated) may go into
+ * the textfile as it is, else why not (a static text). Records it takes are noted in
+ * SEEN. */
+const char *prom_record_check(const char *rec, size_t len, PromSeen *seen);
+void prom_seen_reset(PromSeen *seen);
 
 #endif

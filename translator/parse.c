@@ -15,6 +15,7 @@ typedef struct {
 	Script *sc;
 	jmp_buf recover;
 	int depth;              /* open '{' of the declaration being parsed */
+	int nest;               /* how deep the tree being built is: see nest_in() */
 	bool in_function;       /* 'return' is allowed */
 	Token *error_tok;       /* where the last syntax error was */
 } Parser;
@@ -35,6 +36,18 @@ static void syntax_error(Parser *p, Token *tok, const char *fmt, ...)
 	error_at(tok, "%s", msg);
 	p->error_tok = tok;
 	longjmp(p->recover, 1);
+}
+
+/* How deep expressions and statements may nest, a chain of binary operators counting
+ * one level an operator: pass 2 and 3 walk the tree recursively, so a deeper one (2,873
+ * '(' from the fuzzer) overflowed the stack. Real scripts stay far below. */
+#define PARSE_NEST_MAX 1000
+
+static void nest_in(Parser *p, Token *tok)
+{
+	if (++p->nest > PARSE_NEST_MAX)
+		syntax_error(p, tok, "expressions and statements nested more than %d deep",
+			     PARSE_NEST_MAX);
 }
 
 /* Consumes `s` or reports "expected 's' WHERE, found X". */
@@ -550,6 +563,7 @@ Script *parse_script(SrcFile *file, Session *s)
 	while (tok->kind != TK_EOF && !too_many_errors()) {
 		Token *volatile start = tok;
 		p.depth = 0;
+		p.nest = 0;
 		p.error_tok = NULL;
 		p.in_function = false;
 		if (setjmp(p.recover)) {
@@ -718,7 +732,17 @@ static bool ends_statement(Token *tok)
  *      | "return" [expr] | "delete" expr | try | expr
  * try  = "try" block "catch" [ "(" name ")" ] block
  * A statement may be followed by one ';'. */
+static Node *stmt_nested(Parser *p, Token **rest, Token *tok);
+
 static Node *stmt(Parser *p, Token **rest, Token *tok)
+{
+	nest_in(p, tok);
+	Node *n = stmt_nested(p, rest, tok);
+	p->nest--;
+	return n;
+}
+
+static Node *stmt_nested(Parser *p, Token **rest, Token *tok)
 {
 	Node *n;
 	Token *start = tok;
@@ -803,14 +827,17 @@ static const char *const assign_ops[] = {
 /* expr = ternary [ assign_op expr ] */
 static Node *expr(Parser *p, Token **rest, Token *tok)
 {
+	nest_in(p, tok);
 	Node *lhs = ternary(p, &tok, tok);
 	for (size_t i = 0; i < sizeof(assign_ops) / sizeof(assign_ops[0]); i++) {
 		if (tok->kind == TK_PUNCT && tok_is(tok, assign_ops[i])) {
 			Token *op = tok;
 			Node *rhs = expr(p, rest, tok->next);
+			p->nest--;
 			return new_binary(N_ASSIGN, op, lhs, rhs);
 		}
 	}
+	p->nest--;
 	*rest = tok;
 	return lhs;
 }
@@ -886,6 +913,7 @@ static Node *binary(Parser *p, Token **rest, Token *tok, int level)
 	if (levels[level].kind == N_IN)
 		return array_in(p, rest, tok);
 	Node *lhs = binary(p, &tok, tok, level + 1);
+	int chain = p->nest;
 	for (;;) {
 		const char *op = level_op(level, tok);
 		NodeKind kind = levels[level].kind;
@@ -896,9 +924,11 @@ static Node *binary(Parser *p, Token **rest, Token *tok, int level)
 		if (!op)
 			break;
 		Token *t = tok;
+		nest_in(p, tok);        /* the tree leans left: one level deeper an operator */
 		Node *rhs = binary(p, &tok, tok->next, level + 1);
 		lhs = new_binary(kind, t, lhs, rhs);
 	}
+	p->nest = chain;
 	*rest = tok;
 	return lhs;
 }
@@ -1136,6 +1166,8 @@ static Node *postfix(Parser *p, Token **rest, Token *tok)
 }
 
 /* unary = ("-" | "+" | "!" | "~") unary | ("++" | "--") unary | "&" unary | postfix */
+static Node *unary_operand(Parser *p, Token **rest, Token *tok);
+
 static Node *unary(Parser *p, Token **rest, Token *tok)
 {
 	if (tok_is(tok, "-") && tok->next->kind == TK_NUM) {
@@ -1148,19 +1180,28 @@ static Node *unary(Parser *p, Token **rest, Token *tok)
 	if (tok_is(tok, "-") || tok_is(tok, "+") || tok_is(tok, "!") || tok_is(tok, "~")) {
 		Node *n = new_node(N_UNARY, tok);
 		n->op = tok_text(tok);
-		n->lhs = unary(p, rest, tok->next);
+		n->lhs = unary_operand(p, rest, tok->next);
 		return n;
 	}
 	if (tok_is(tok, "++") || tok_is(tok, "--")) {
 		Node *n = new_node(N_PREINC, tok);
 		n->op = tok_text(tok);
-		n->lhs = unary(p, rest, tok->next);
+		n->lhs = unary_operand(p, rest, tok->next);
 		return n;
 	}
 	if (tok_is(tok, "&")) {
 		Node *n = new_node(N_ADDR, tok);
-		n->lhs = unary(p, rest, tok->next);
+		n->lhs = unary_operand(p, rest, tok->next);
 		return n;
 	}
 	return postfix(p, rest, tok);
+}
+
+/* The operand of a prefix operator: one level deeper. */
+static Node *unary_operand(Parser *p, Token **rest, Token *tok)
+{
+	nest_in(p, tok);
+	Node *n = unary(p, rest, tok);
+	p->nest--;
+	return n;
 }

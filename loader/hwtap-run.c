@@ -152,6 +152,7 @@ typedef struct Run {
 } Run;
 
 static volatile sig_atomic_t caught_signal;
+static volatile sig_atomic_t signals_caught;    /* stop signals so far */
 
 /* ---- messages ------------------------------------------------------------------------- */
 
@@ -471,9 +472,12 @@ static void rotate_output(Run *r, size_t len)
 
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
+static const char *signal_name(int sig);
+
 static void on_stop_signal(int sig)
 {
 	caught_signal = sig;
+	signals_caught++;
 }
 
 static void on_child(int sig)
@@ -842,6 +846,40 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/* Writes all of P to a sink, as long as its reader takes: the stop signals are taken
+ * meanwhile (a pipe nobody reads must not make SIGTERM wait), the first one stops the
+ * session at once (-A detaches once the write is done), and a second one while the write
+ * still waits gives this output up: -1 with errno EINTR. */
+static int sink_write_all(Run *r, int fd, const char *p, size_t n)
+{
+	sigset_t blocked;
+	int rc = 0;
+	sigprocmask(SIG_SETMASK, &r->wait_mask, &blocked);
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w > 0) {
+			p += w;
+			n -= (size_t)w;
+			continue;
+		}
+		if (w < 0 && errno != EINTR) {
+			rc = -1;
+			break;
+		}
+		if (signals_caught >= 2) {
+			errno = EINTR;
+			rc = -1;
+			break;
+		}
+		if (caught_signal && !r->stop_sent && r->mode != MODE_ATTACH)
+			send_stop(r, signal_name(caught_signal));
+	}
+	int saved = errno;
+	sigprocmask(SIG_SETMASK, &blocked, NULL);
+	errno = saved;
+	return rc;
+}
+
 /* LEN bytes to STREAM's sink; a failure is said once, and stops the session for stdout. */
 static void sink_write(Run *r, int stream, const void *data, size_t len)
 {
@@ -850,10 +888,14 @@ static void sink_write(Run *r, int stream, const void *data, size_t len)
 	Sink *s = &r->sinks[stream];
 	if (stream == HWTAP_STREAM_OUT)
 		r->file_bytes += len;
-	if (len && !s->failed && write_all(s->fd, data, len)) {
+	if (len && !s->failed && sink_write_all(r, s->fd, data, len)) {
 		s->failed = true;
 		r->failed = true;
-		if (errno != EPIPE)
+		if (errno == EINTR)
+			error("gave up writing the output of module %s to %s: it was not being "
+			      "read, and a second %s came", r->mi.name, s->name,
+			      signal_name(caught_signal));
+		else if (errno != EPIPE)
 			error("cannot write the output of module %s to %s: %s", r->mi.name, s->name,
 			      strerror(errno));
 		if (!r->stop_sent && stream == HWTAP_STREAM_OUT)

@@ -23,9 +23,13 @@
 #ifndef HWTAP_LIBEXECDIR
 #define HWTAP_LIBEXECDIR "/usr/local/libexec/hwtap"
 #endif
+#ifndef HWTAP_BINDIR
+#define HWTAP_BINDIR "/usr/local/bin"
+#endif
 
-/* hwtap-run beside this build when hwtap runs from its build tree, else installed;
- * hwtap-run-ARCH, cross-built, for another architecture's guest. */
+/* hwtap-run beside this build when hwtap runs from its build tree, else installed: in
+ * bindir with hwtap (users and units run it too); hwtap-run-ARCH, cross-built for
+ * another architecture's guest, in pkglibexecdir. */
 static const char *loader_path(Session *s)
 {
 	const char *name = s->target_arch && !guest_arch_is_host(s->target_arch) ?
@@ -39,7 +43,8 @@ static const char *loader_path(Session *s)
 		    !access(built, X_OK))
 			return built;
 	}
-	return xformat("%s/%s", HWTAP_LIBEXECDIR, name);
+	return xformat("%s/%s", strcmp(name, "hwtap-run") ? HWTAP_LIBEXECDIR : HWTAP_BINDIR,
+		       name);
 }
 
 /* hwtap-inject beside this build's hwtap, or beside the installed one; NULL if neither

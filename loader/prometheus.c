@@ -161,6 +161,43 @@ static const char *comment(Line *l, Buf *key)
 	return "a TYPE that is not counter, gauge, histogram, summary or untyped";
 }
 
+/* One LABEL="VALUE" and the ',' after it (or the '}', left for the caller): NULL or why
+ * not. NAMES holds the label names so far as "\nNAME\n...". */
+static const char *label(Line *l, Buf *names)
+{
+	const unsigned char *n = l->p;
+	size_t len = name(l, false), before = names->len;
+	if (!len)
+		return "a label name the format does not allow";
+	if (len == 8 && !memcmp(n, "__name__", 8))
+		return "the reserved label name __name__";
+	buf_add(names, "\n", 1);
+	buf_add(names, n, len);
+	buf_add(names, "\n", 1);
+	if (before && memmem(names->p, before, names->p + before, len + 2))
+		return "a label named twice";
+	blanks(l);
+	if (!at(l, '='))
+		return "a label without =";
+	l->p++;
+	blanks(l);
+	if (!at(l, '"'))
+		return "a label value without double quotes";
+	l->p++;
+	const char *why = escaped_text(l, "\\\"n", '"');
+	if (why)
+		return why;
+	if (!at(l, '"'))
+		return "a label value without its closing double quote";
+	l->p++;
+	blanks(l);
+	if (at(l, ',')) {
+		l->p++;
+		return NULL;
+	}
+	return at(l, '}') ? NULL : "labels not separated by commas";
+}
+
 static const char *sample(Line *l)
 {
 	if (!name(l, true))
@@ -168,50 +205,12 @@ static const char *sample(Line *l)
 	const unsigned char *end_of_name = l->p;
 	blanks(l);
 	if (at(l, '{')) {
-		Buf labels = { 0 };
+		Buf names = { 0 };
 		const char *why = NULL;
 		l->p++;
-		for (blanks(l); !why && !at(l, '}'); blanks(l)) {
-			const unsigned char *n = l->p;
-			size_t len = name(l, false);
-			if (!len) {
-				why = "a label name the format does not allow";
-				break;
-			}
-			if (len == 8 && !memcmp(n, "__name__", 8))
-				why = "the reserved label name __name__";
-			/* the names so far as "\nNAME\n..." */
-			size_t before = labels.len;
-			buf_add(&labels, "\n", 1);
-			buf_add(&labels, n, len);
-			buf_add(&labels, "\n", 1);
-			if (!why && before && memmem(labels.p, before, labels.p + before, len + 2))
-				why = "a label named twice";
-			blanks(l);
-			if (!why && !at(l, '='))
-				why = "a label without =";
-			if (why)
-				break;
-			l->p++;
-			blanks(l);
-			if (!at(l, '"')) {
-				why = "a label value without double quotes";
-				break;
-			}
-			l->p++;
-			why = escaped_text(l, "\\\"n", '"');
-			if (!why && !at(l, '"'))
-				why = "a label value without its closing double quote";
-			if (why)
-				break;
-			l->p++;
-			blanks(l);
-			if (at(l, ','))
-				l->p++;
-			else if (!at(l, '}'))
-				why = "labels not separated by commas";
-		}
-		free(labels.p);
+		for (blanks(l); !why && !at(l, '}'); blanks(l))
+			why = label(l, &names);
+		free(names.p);
 		if (why)
 			return why;
 		l->p++;         /* '}' */

@@ -34,6 +34,7 @@ packages=(
 	python3                         # trust.exp reads hwtap-run --json with its json module
 	python3-prometheus-client       # and --textfile with the Prometheus client's parser
 	debhelper lintian               # package.exp builds, checks and installs the .deb
+	systemd                         # systemd-analyze verifies the unit (examples.exp, package.exp)
 	clang libclang-rt-14-dev        # libFuzzer runtime for make fuzz
 	libelf-dev libpfm4-dev
 	zlib1g-dev                      # static libelf.a needs libz.a (loader/hwtap-run is static)

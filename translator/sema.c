@@ -1486,7 +1486,9 @@ static int expand(Ctx *c, Expansion *e, ProbePoint *pp, int depth)
 static void derive_probes(Ctx *c, Probe *user)
 {
 	Vec sufficient = {0};
-	for (int i = 0; i < user->points.len; i++) {
+	/* braces make up to 10,000 points: past the error limit, looking for the names of
+	 * the rest (edit distances to every point and alias) only took time */
+	for (int i = 0; i < user->points.len && !too_many_errors(); i++) {
 		ProbePoint *pp = user->points.data[i];
 		Expansion e = {.user = user, .user_point = pp, .optional = pp->optional};
 		set_unless(&e, &(Expansion){0}, &sufficient);
@@ -1647,7 +1649,7 @@ int elaborate(Session *s)
 	declare_globals(&c, s->user);
 	for (int i = 0; i < s->tapsets.len; i++)
 		declare_globals(&c, s->tapsets.data[i]);
-	for (int i = 0; i < s->user->probes.len; i++)
+	for (int i = 0; i < s->user->probes.len && !too_many_errors(); i++)
 		derive_probes(&c, s->user->probes.data[i]);
 	if (diag_errors)
 		return diag_errors;

@@ -385,14 +385,17 @@ static Token *define(PP *pp, Token *tok)
 	return close->next;
 }
 
-/* Collects "( arg, arg )" after a macro use; returns the token after ')' or NULL. */
+/* Collects "( arg, arg )" after a macro use into ARGS, or only skips it when ARGS is
+ * NULL (a use that is not expanded: copying its arguments, which may hold every token the
+ * limit let through, is what ran the fuzzer out of memory); returns the token after ')'
+ * or NULL. */
 static Token *macro_args(Token *tok, Macro *m, Vec *args)
 {
 	int depth = 0;
 	Token head = {0}, *cur = &head;
 	for (tok = tok->next; tok->kind != TK_EOF; tok = tok->next) {
 		if (depth == 0 && (tok_is(tok, ",") || tok_is(tok, ")"))) {
-			if (head.next || tok_is(tok, ",") || args->len || m->params.len)
+			if (args && (head.next || tok_is(tok, ",") || args->len || m->params.len))
 				vec_push(args, head.next);
 			head.next = NULL;
 			cur = &head;
@@ -405,7 +408,8 @@ static Token *macro_args(Token *tok, Macro *m, Vec *args)
 		else if (tok_is(tok, ")") || tok_is(tok, "]") || tok_is(tok, "}") ||
 			 tok_is(tok, "%)"))
 			depth--;
-		cur = cur->next = copy_token(tok);
+		if (args)
+			cur = cur->next = copy_token(tok);
 	}
 	return NULL;
 }
@@ -428,7 +432,7 @@ static Token *expand(PP *pp, Macro *m, Token *use)
 		return rest;
 	}
 	if (m->broken || pp->expanded > MAX_EXPANDED_TOKENS) {
-		if (m->has_params && tok_is(rest, "(") && (rest = macro_args(rest, m, &args)))
+		if (m->has_params && tok_is(rest, "(") && (rest = macro_args(rest, m, NULL)))
 			return rest;
 		return use->next;
 	}

@@ -832,21 +832,7 @@ static char pending[READ_SIZE];
 static size_t pending_len;
 static int pending_stream;
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		p += w;
-		n -= w;
-	}
-	return 0;
-}
-
-/* Writes all of P to a sink, as long as its reader takes: the stop signals are taken
+/* Writes all of P to a sink or the textfile, as long as its reader takes: the stop signals are taken
  * meanwhile (a pipe nobody reads must not make SIGTERM wait), the first one stops the
  * session at once (-A detaches once the write is done), and a second one while the write
  * still waits gives this output up: -1 with errno EINTR. */
@@ -975,7 +961,7 @@ static void metrics_publish(Run *r)
 	char *tmp = xformat("%s.XXXXXX", r->textfile);
 	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0 || fchmod(fd, r->file_perm >= 0 ? r->file_perm : 0644) ||
-	    write_all(fd, metrics ? metrics : "", metrics_len) || fsync(fd) ||
+	    sink_write_all(r, fd, metrics ? metrics : "", metrics_len) || fsync(fd) ||
 	    close(fd) || rename(tmp, r->textfile)) {
 		error("cannot write the metrics to %s (through %s): %s", r->textfile, tmp,
 		      strerror(errno));

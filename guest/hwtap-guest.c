@@ -48,10 +48,10 @@ static const char usage_text[] =
 	"(a second one, or one before, stops the guest).\n"
 	"\n"
 	"Exit status: the commands' own; 124 when the guest timed out or stopped answering\n"
-	"(no output and no heartbeat for HWTAP_GUEST_SILENCE seconds, default 60); 125 when\n"
-	"the guest kernel reported a problem (oops, BUG, WARNING, panic, lockup: its log is\n"
-	"printed) or the guest stopped without a status; 126 when the guest could not be\n"
-	"started; 2 for a usage error.\n";
+	"(no output and no heartbeat for HWTAP_GUEST_SILENCE seconds, default 60: its kernel\n"
+	"log is printed); 125 when the guest kernel reported a problem (oops, BUG, WARNING,\n"
+	"panic, lockup: its log is printed) or the guest stopped without a status; 126 when\n"
+	"the guest could not be started; 2 for a usage error.\n";
 
 __attribute__((noreturn, format(printf, 1, 2)))
 static void usage_error(const char *fmt, ...)
@@ -176,6 +176,9 @@ int main(int argc, char **argv)
 		print_log("the guest kernel reported a problem:", r.problem_log);
 		status = EXIT_PROBLEM;
 	} else if (r.timed_out || r.unresponsive) {
+		/* a guest that went quiet: what its kernel said before is all there is */
+		if (r.unresponsive && r.problem_log)
+			print_log("the guest's kernel log:", r.problem_log);
 		status = EXIT_TIMEOUT;
 	} else if (r.status < 0) {
 		print_log("the guest's kernel log:", r.problem_log ? r.problem_log : "");

@@ -18,7 +18,13 @@ static const GuestArch arches[] = {
 	{
 		.name = "x86_64", .alias = "amd64", .debian = "amd64",
 		.qemu = "qemu-system-x86_64", .qemu_package = "qemu-system-x86",
-		.machine = { "-accel", "tcg", "-cpu", "max,vendor=GenuineIntel", NULL },
+		/* One TCG thread for both vCPUs: with QEMU 7.2's multi-threaded TCG, about one
+		 * boot in four of runok's perf set had both vCPUs stuck in the kernel taking the
+		 * same write fault on a user page over and over (copy_to_user, put_user,
+		 * clear_user) while the guest's page tables, read from QEMU's monitor, allowed the
+		 * write; or hung silently in a suspend. 10 boots of that set with one thread: none,
+		 * and no slower (30 s each both ways). */
+		.machine = { "-accel", "tcg,thread=single", "-cpu", "max,vendor=GenuineIntel", NULL },
 		.console = "ttyS0",
 		.pvh = true,
 		.elf_machine = EM_X86_64,

@@ -336,6 +336,12 @@ static int check_options(Guest *g)
 		return guest_error(g, -EINVAL, "--vm-icount needs 1 guest CPU (QEMU's icount "
 				   "mode runs the CPUs in turn, and hangs bringing up a second on "
 				   "x86)");
+	if (o->tcg_threads && strcmp(o->tcg_threads, "single") && strcmp(o->tcg_threads, "multi"))
+		return guest_error(g, -EINVAL, "TCG threads '%s': expected single or multi",
+				   o->tcg_threads);
+	if (o->icount && o->tcg_threads && !strcmp(o->tcg_threads, "multi"))
+		return guest_error(g, -EINVAL, "--vm-icount runs the CPUs in turn in one TCG "
+				   "thread: not with --vm-tcg-threads multi");
 	g->cpus = o->cpus ? o->cpus : o->icount ? 1 : 2;
 	g->mem_mb = o->mem_mb ? o->mem_mb : 512;
 	g->timeout_s = o->timeout_s;
@@ -444,6 +450,11 @@ static void qemu_argv(Guest *g, StrList *a)
 	strlist_push(a, guest_xstrdup(g->arch->qemu));
 	for (const char *const *p = g->arch->machine; *p; p++)
 		strlist_push(a, guest_xstrdup(*p));
+	strlist_push(a, guest_xstrdup("-accel"));
+	if (g->o->tcg_threads)
+		strlist_push(a, guest_xformat("tcg,thread=%s", g->o->tcg_threads));
+	else
+		strlist_push(a, guest_xstrdup(g->arch->accel));
 	const char *fixed[] = { "-nodefaults", "-display", "none", NULL };
 	for (const char **p = fixed; *p; p++)
 		strlist_push(a, guest_xstrdup(*p));

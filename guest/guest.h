@@ -26,6 +26,7 @@ typedef struct GuestArch {
 	const char *debian;             /* Debian's architecture: amd64, arm64 */
 	const char *qemu, *qemu_package;
 	const char *machine[8];         /* QEMU's machine and CPU options, NULL-ended */
+	const char *accel;              /* QEMU's -accel by default (TCG, one thread or many) */
 	const char *console;            /* the serial console's device in the guest */
 	bool pvh;                       /* boot the vmlinux extracted from the bzImage */
 	int elf_machine;                /* EM_X86_64, EM_AARCH64: of its programs */
@@ -59,6 +60,9 @@ typedef struct GuestOptions {
 				 * passed on, before the guest is stopped; 0: GUEST_STOP_S */
 	bool icount;            /* QEMU's icount: time is instructions (arm64's PMU then counts
 				 * instructions too); one CPU */
+	const char *tcg_threads; /* "single": one TCG thread runs the vCPUs in turn; "multi":
+				 * a thread each, so they run at the same time; NULL: the
+				 * architecture's default (GuestArch.accel) */
 	bool pstore;            /* x86_64: RAM kept across a reboot for ramoops (the kernel's
 				 * pstore in memory, GUEST_PSTORE_*), loaded and mounted on
 				 * /sys/fs/pstore by /init; a panic then reboots the guest in the

@@ -18,13 +18,15 @@ static const GuestArch arches[] = {
 	{
 		.name = "x86_64", .alias = "amd64", .debian = "amd64",
 		.qemu = "qemu-system-x86_64", .qemu_package = "qemu-system-x86",
+		.machine = { "-cpu", "max,vendor=GenuineIntel", NULL },
 		/* One TCG thread for both vCPUs: with QEMU 7.2's multi-threaded TCG, about one
 		 * boot in four of runok's perf set had both vCPUs stuck in the kernel taking the
 		 * same write fault on a user page over and over (copy_to_user, put_user,
 		 * clear_user) while the guest's page tables, read from QEMU's monitor, allowed the
 		 * write; or hung silently in a suspend. 10 boots of that set with one thread: none,
-		 * and no slower (30 s each both ways). */
-		.machine = { "-accel", "tcg,thread=single", "-cpu", "max,vendor=GenuineIntel", NULL },
+		 * and no slower (30 s each both ways). What needs its CPUs to run at the same time
+		 * (lock contention) asks for a thread each: --vm-tcg-threads multi. */
+		.accel = "tcg,thread=single",
 		.console = "ttyS0",
 		.pvh = true,
 		.elf_machine = EM_X86_64,
@@ -34,7 +36,8 @@ static const GuestArch arches[] = {
 		.name = "arm64", .alias = "aarch64", .debian = "arm64",
 		.qemu = "qemu-system-aarch64", .qemu_package = "qemu-system-arm",
 		/* PMUv3 is emulated: hardware perf events count for real (TCG) */
-		.machine = { "-M", "virt", "-accel", "tcg", "-cpu", "max,pauth-impdef=on", NULL },
+		.machine = { "-M", "virt", "-cpu", "max,pauth-impdef=on", NULL },
+		.accel = "tcg",
 		.console = "ttyAMA0",
 		.pvh = false,           /* the vmlinuz is an uncompressed Image: booted as is */
 		.elf_machine = EM_AARCH64,

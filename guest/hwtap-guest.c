@@ -28,6 +28,11 @@ static const char usage_text[] =
 	"\n"
 	"  --vm-arch ARCH         x86_64 or arm64 (default: this machine's); arm64 boots\n"
 	"                         the kernel unpacked under /usr/local/lib/hwtap/arm64\n"
+	"  --vm-tcg-threads single|multi\n"
+	"                         QEMU's TCG runs the vCPUs in turn in one thread, or each in\n"
+	"                         its own, at the same time (default: single on x86_64, where\n"
+	"                         QEMU 7.2's multi-threaded TCG loses writes' faults, multi on\n"
+	"                         arm64)\n"
 	"  --vm-icount            QEMU's icount mode: guest time counts instructions (arm64's\n"
 	"                         PMU then counts instructions too); one CPU\n"
 	"  --vm-cpus N            guest CPUs (default 2)\n"
@@ -106,11 +111,12 @@ static char *join_words(char **words, int n)
 }
 
 enum { OPT_CPUS = 256, OPT_MEM, OPT_KERNEL, OPT_MODPROBE, OPT_FILE, OPT_TIMEOUT, OPT_ARCH,
-       OPT_ICOUNT, OPT_PSTORE };
+       OPT_ICOUNT, OPT_PSTORE, OPT_TCG_THREADS };
 
 static const struct option long_options[] = {
 	{ "vm-arch", required_argument, NULL, OPT_ARCH },
 	{ "vm-icount", no_argument, NULL, OPT_ICOUNT },
+	{ "vm-tcg-threads", required_argument, NULL, OPT_TCG_THREADS },
 	{ "vm-cpus", required_argument, NULL, OPT_CPUS },
 	{ "vm-mem", required_argument, NULL, OPT_MEM },
 	{ "vm-kernel", required_argument, NULL, OPT_KERNEL },
@@ -136,6 +142,12 @@ static void parse_args(int argc, char **argv, GuestOptions *o)
 					    optarg, guest_arch_names());
 			break;
 		case OPT_ICOUNT: o->icount = true; break;
+		case OPT_TCG_THREADS:
+			if (strcmp(optarg, "single") && strcmp(optarg, "multi"))
+				usage_error("--vm-tcg-threads: '%s': expected single or multi",
+					    optarg);
+			o->tcg_threads = optarg;
+			break;
 		case OPT_CPUS: o->cpus = parse_number("--vm-cpus", optarg, 1, 64); break;
 		case OPT_MEM: o->mem_mb = parse_number("--vm-mem", optarg, 128, 1 << 20); break;
 		case OPT_KERNEL: o->release = optarg; break;

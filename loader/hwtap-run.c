@@ -832,10 +832,10 @@ static char pending[READ_SIZE];
 static size_t pending_len;
 static int pending_stream;
 
-/* Writes all of P to a sink or the textfile, as long as its reader takes: the stop signals are taken
- * meanwhile (a pipe nobody reads must not make SIGTERM wait), the first one stops the
- * session at once (-A detaches once the write is done), and a second one while the write
- * still waits gives this output up: -1 with errno EINTR. */
+/* Writes all of P to a sink or the textfile, as long as its reader takes: the stop
+ * signals are taken meanwhile (a pipe nobody reads must not make SIGTERM wait), the first
+ * one stops the session at once (-A detaches once the write is done), and a second one
+ * while the write still waits gives this output up: -1 with errno EINTR. */
 static int sink_write_all(Run *r, int fd, const char *p, size_t n)
 {
 	sigset_t blocked;

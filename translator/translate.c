@@ -270,7 +270,6 @@ static void binary_long(Gen *g, StrBuf *sb, Node *n)
 	sb_puts(sb, tr_binary_op(n->op, a.buf, b.buf, n->tok));
 }
 
-static int perf_counter_index(Session *s, const char *name);
 
 /* Whether evaluating n could change a variable or print: calls, assignments, ++, --. */
 bool tr_has_side_effects(Node *n)
@@ -377,7 +376,6 @@ static void assign(Gen *g, StrBuf *sb, Node *n)
 	sb_printf(sb, "(%s = %s)", lv.buf, tr_binary_op(op, lv.buf, rv.buf, n->rhs->tok));
 }
 
-static bool is_ras(Probe *p);
 
 /* kernel.trace's $$parms and $$vars: "NAME=%#x" for each argument, as stap prints them. */
 static void trace_parms(Gen *g, StrBuf *sb, Node *n)
@@ -407,7 +405,7 @@ static void trace_parms(Gen *g, StrBuf *sb, Node *n)
  * $$system, $$parms, $$vars. Pass 2 checked that the probe's point has it. */
 static void context_var(Gen *g, StrBuf *sb, Node *n)
 {
-	if (!g->probe || !is_ras(g->probe)) {
+	if (!g->probe || !ptab_is_ras(g->probe)) {
 		tr_unsupported(n, "context variables");
 		return;
 	}
@@ -537,7 +535,7 @@ void tr_expr(Gen *g, StrBuf *sb, Node *n)
 		return;
 	case N_AT_PERF:
 		sb_printf(sb, "_hwtap_perf_value(&hwtap_perfs[%d])",
-			  perf_counter_index(g->s, n->lhs->str));
+			  ptab_perf_counter_index(g->s, n->lhs->str));
 		return;
 	default:
 		tr_unsupported(n, "this expression");
@@ -817,31 +815,6 @@ static void function(Gen *g, Function *f, StrBuf *frames)
 	g->func = NULL;
 }
 
-typedef struct {
-	Probe *p;
-	int index;
-	int64_t priority;
-} Ordered;
-
-static int by_priority(const void *a, const void *b)
-{
-	const Ordered *x = a, *y = b;
-	if (x->priority != y->priority)
-		return x->priority < y->priority ? -1 : 1;
-	return x->index - y->index;
-}
-
-static const char *family_of(Probe *p)
-{
-	return p->family->name;
-}
-
-static Component *comp(Probe *p, int i)
-{
-	ProbePoint *pp = p->points.data[0];
-	return i < pp->comps.len ? pp->comps.data[i] : NULL;
-}
-
 static void probe_handler(Gen *g, Probe *p, int index, StrBuf *frames)
 {
 	StrBuf decl = {0};
@@ -852,7 +825,7 @@ static void probe_handler(Gen *g, Probe *p, int index, StrBuf *frames)
 	g->ntmp = 0;
 	char *pp = probe_point_string(p->points.data[0]);
 	tr_line(g, "/* %s */", p->derivation);
-	if (is_ras(p))
+	if (ptab_is_ras(p))
 		tr_line(g, "static void probe_%d(struct pt_regs *regs, "
 			"const struct hwtap_ras_record *rec)", index);
 	else
@@ -861,7 +834,7 @@ static void probe_handler(Gen *g, Probe *p, int index, StrBuf *frames)
 	g->indent++;
 	tr_line(g, "struct hwtap_context *c = *this_cpu_ptr(hwtap_contexts);");
 	tr_line(g, "struct probe_%d_locals *l;", index);
-	const char *f = family_of(p);
+	const char *f = p->family->name;
 	const char *kind = !strcmp(f, "end") || !strcmp(f, "error") ? "HWTAP_PROBE_FINAL" :
 			   !strcmp(f, "begin") ? "HWTAP_PROBE_BEGIN" : "HWTAP_PROBE_EVENT";
 	tr_line(g, "if (!_hwtap_enter(&c->base, %s, regs, %s))", tr_c_string(pp, strlen(pp)),
@@ -905,338 +878,6 @@ static void probe_handler(Gen *g, Probe *p, int index, StrBuf *frames)
 	sb_puts(frames, decl.buf);
 }
 
-/* timer.UNIT(N)[.randomize(R)]: its period in nanoseconds, and the randomization. */
-static void timer_period(Session *s, Probe *p, int64_t *ns, int64_t *rnd)
-{
-	Component *unit = comp(p, 1), *r = comp(p, 2);
-	int64_t n = (int64_t)unit->arg->num;
-	static const struct {
-		const char *unit;
-		int64_t ns;
-	} units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000},
-		     {"sec", 1000000000}};
-	int64_t mult = 0;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(unit->name, units[i].unit))
-			mult = units[i].ns;
-	if (!strcmp(unit->name, "jiffies")) {
-		int64_t hz = atoll(session_config_value(s, "CONFIG_HZ"));
-		mult = 1000000000 / (hz > 0 ? hz : 250);
-	}
-	*ns = !strcmp(unit->name, "hz") ? 1000000000 / n : n * mult;
-	*rnd = r ? (int64_t)r->arg->num * mult : 0;
-}
-
-static void timer(Gen *g, Probe *p, int index)
-{
-	int64_t ns, rnd;
-	timer_period(g->s, p, &ns, &rnd);
-	tr_line(g, "static struct hrtimer timer_%d;", index);
-	if (rnd)
-		tr_line(g, "static struct rnd_state timer_%d_rnd;", index);
-	tr_line(g, "static enum hrtimer_restart timer_%d_fire(struct hrtimer *t)", index);
-	tr_line(g, "{");
-	if (rnd)
-		tr_line(g, "\thrtimer_forward_now(t, ns_to_ktime(_hwtap_timer_period(&timer_%d_rnd, "
-		     "%lldULL, %lldULL)));", index, (long long)ns, (long long)rnd);
-	else
-		tr_line(g, "\thrtimer_forward_now(t, ns_to_ktime(%lldLL));", (long long)ns);
-	tr_line(g, "\tprobe_%d(get_irq_regs());", index);
-	tr_line(g, "\treturn HRTIMER_RESTART;");
-	tr_line(g, "}");
-	tr_line(g, "%s", "");
-}
-
-static bool is_timer(Probe *p)
-{
-	return !strcmp(family_of(p), "timer") && comp(p, 1)->arg;
-}
-
-static bool is_perf(Probe *p)
-{
-	return !strcmp(family_of(p), "perf");
-}
-
-static bool is_ras(Probe *p)
-{
-	return p->shape && ras_source(p->shape);
-}
-
-/* What pass 3 has no code for yet: reported once per probe. */
-static bool translatable(Probe *p)
-{
-	const char *f = family_of(p);
-	ProbePoint *pp = p->points.data[0];
-	PerfEvent ev;
-	const char *why = is_perf(p) ? perf_point_event(pp, &ev) : NULL;
-	if (!strcmp(f, "begin") || !strcmp(f, "end") || !strcmp(f, "error") ||
-	    !strcmp(f, "never") || is_timer(p) || (is_perf(p) && !why) || is_ras(p))
-		return true;
-	/* at the point as the script wrote it, not in the tapset alias it went through */
-	Token *at = p->user_point->tok;
-	if (why)
-		error_at(at, "pass 3 cannot translate %s yet (probe point '%s')", why,
-			 probe_point_string(pp));
-	else
-		error_at(at, "pass 3 cannot translate probe point '%s' yet",
-			 probe_point_string(pp));
-	return false;
-}
-
-/* The overflow handler of perf probe index. */
-static void perf_handler(Gen *g, int index)
-{
-	tr_line(g, "static void perf_%d_fire(struct perf_event *event, "
-		"struct perf_sample_data *data, struct pt_regs *regs)", index);
-	tr_line(g, "{");
-	tr_line(g, "	probe_%d(regs);", index);
-	tr_line(g, "}");
-	tr_line(g, "%s", "");
-}
-
-/* Whether P is in the runtime's perf table (a translatable perf probe), with its event. */
-static bool in_perf_table(Probe *p, PerfEvent *ev)
-{
-	return is_perf(p) && !perf_point_event(p->points.data[0], ev);
-}
-
-/* Whether P's body ever runs: not for never, nor for a counting perf probe (as in
- * SystemTap: @perf reads the counter). */
-static bool body_runs(Probe *p)
-{
-	PerfEvent ev;
-	return strcmp(family_of(p), "never") && !(in_perf_table(p, &ev) && ev.counter);
-}
-
-static int perf_count(Session *s)
-{
-	int n = 0;
-	PerfEvent ev;
-	for (int i = 0; i < s->probes.len; i++)
-		n += in_perf_table(s->probes.data[i], &ev);
-	return n;
-}
-
-/* The index in hwtap_perfs of the perf probe P. */
-static int perf_index(Session *s, Probe *p)
-{
-	int n = 0;
-	PerfEvent ev;
-	for (int i = 0; i < s->probes.len; i++) {
-		if (s->probes.data[i] == p)
-			return n;
-		n += in_perf_table(s->probes.data[i], &ev);
-	}
-	unreachable();
-}
-
-/* @perf("NAME"): the index in hwtap_perfs of the counter NAME (pass 2 checked it). */
-static int perf_counter_index(Session *s, const char *name)
-{
-	int n = 0;
-	PerfEvent ev;
-	for (int i = 0; i < s->probes.len; i++) {
-		if (!in_perf_table(s->probes.data[i], &ev))
-			continue;
-		if (ev.counter && !strcmp(ev.counter, name))
-			return n;
-		n++;
-	}
-	unreachable();
-}
-
-/* EV as the initializer of a struct perf_event_attr. */
-static void perf_attr(Gen *g, const PerfEvent *ev)
-{
-	tr_line(g, "		.attr = { .type = %u, .config = %#llxULL,", ev->type,
-		(unsigned long long)ev->config);
-	if (ev->config1 || ev->config2)
-		tr_line(g, "			  .config1 = %#llxULL, .config2 = %#llxULL,",
-			(unsigned long long)ev->config1, (unsigned long long)ev->config2);
-	for (const PerfExclude *x = perf_excludes; x->field; x++)
-		if (ev->exclude & x->bit)
-			tr_line(g, "			  .%s = 1,", x->field);
-	if (ev->precise_ip)
-		tr_line(g, "			  .precise_ip = %u,", ev->precise_ip);
-	if (ev->exclusive)
-		tr_line(g, "			  .exclusive = 1,");
-	if (ev->pinned)
-		tr_line(g, "			  .pinned = 1,");
-	if (ev->counter)
-		tr_line(g, "			  /* counting */ },");
-	else if (ev->freq)
-		tr_line(g, "			  .freq = 1, .sample_freq = %lluULL },",
-			(unsigned long long)ev->freq);
-	else
-		tr_line(g, "			  .sample_period = %lluULL },",
-			(unsigned long long)ev->period);
-}
-
-/* The fields of a table entry's struct hwtap_choice (runtime/choice.h): its point, and
- * its '?' and '!'. INDEX gives an entry's place in its family's table. */
-static void choice_fields(Gen *g, Session *s, Probe *p, int (*index)(Session *, Probe *))
-{
-	const char *up = probe_name(s, p);
-	Token *t = p->user_point->tok;
-	char *at = xformat("%s:%d:%d", t->file->name, t->line, t->col);
-	tr_line(g, "		.c = { .point = %s,", tr_c_string(up, strlen(up)));
-	tr_line(g, "		       .where = %s,", tr_c_string(at, strlen(at)));
-	if (p->load_optional)
-		tr_line(g, "		       .optional = true,");
-	if (p->unless.len) {
-		StrBuf u = {0};
-		for (int j = 0; j < p->unless.len; j++) {
-			Probe *q = p->unless.data[j];
-			if (q->family != p->family) {
-				error_at(t, "'!' cannot choose between a %s point and a %s point: "
-					 "each family decides its own at start", q->family->name,
-					 p->family->name);
-				continue;
-			}
-			sb_printf(&u, "%d, ", index(s, q));
-		}
-		tr_line(g, "		       .unless = (const int []){ %s-1 },", u.buf ? u.buf : "");
-	}
-	tr_line(g, "		},");
-}
-
-/* The runtime's table of the perf probes (runtime/perf.c); how many there are. */
-static int perf_table(Gen *g, Session *s)
-{
-	int n = 0;
-	for (int i = 0; i < s->probes.len; i++) {
-		Probe *p = s->probes.data[i];
-		PerfEvent ev;
-		if (!in_perf_table(p, &ev))
-			continue;
-		if (!n++)
-			tr_line(g, "static struct hwtap_perf hwtap_perfs[%d] = {", perf_count(s));
-		tr_line(g, "	{");
-		choice_fields(g, s, p, perf_index);
-		perf_attr(g, &ev);
-		tr_line(g, "		.cpu = %d,", ev.cpu);
-		if (ev.target)
-			tr_line(g, "		.target = true,");
-		if (ev.process_path)
-			tr_line(g, "		.exec_path = %s,",
-				tr_c_string(ev.process_path, strlen(ev.process_path)));
-		if (!ev.counter)
-			tr_line(g, "		.handler = perf_%d_fire,", i);
-		else
-			tr_line(g, "		.counter = %s,", tr_c_string(ev.counter,
-									    strlen(ev.counter)));
-		tr_line(g, "	},");
-	}
-	if (n) {
-		tr_line(g, "};");
-		tr_line(g, "%s", "");
-	}
-	return n;
-}
-
-/* ---- ras probes (runtime/ras.c) ---------------------------------------------------- */
-
-static int ras_count(Session *s)
-{
-	int n = 0;
-	for (int i = 0; i < s->probes.len; i++)
-		n += is_ras(s->probes.data[i]);
-	return n;
-}
-
-/* The index in hwtap_ras of the ras probe P. */
-static int ras_index(Session *s, Probe *p)
-{
-	int n = 0;
-	for (int i = 0; i < s->probes.len; i++) {
-		if (s->probes.data[i] == p)
-			return n;
-		n += is_ras(s->probes.data[i]);
-	}
-	unreachable();
-}
-
-/* Probe index's tracepoint callback, which copies the event's fields into a record
- * (guarded by the kernel option that gives the tracepoint), and its handler. */
-static void ras_callbacks(Gen *g, Probe *p, int index)
-{
-	const RasSource *src = ras_source(p->shape);
-	const char *vars = p->shape->context_vars;
-	int longs = 0, strings = 0, k = 0;
-	tr_line(g, "#if IS_ENABLED(%s)", src->config);
-	tr_line(g, "static void ras_%d_tp(void *data, %s)", index, src->params);
-	tr_line(g, "{");
-	tr_line(g, "	struct hwtap_ras_record r;");
-	for (const char *v = vars; *v; v += strcspn(v, " "), v += *v == ' ', k++) {
-		const char *e = src->fields[k];
-		if (strncmp(v + strcspn(v, ":"), ":string", 7))
-			tr_line(g, "	r.v[%d] = (int64_t)(%s);", longs++, e);
-		else if (!strncmp(e, "guid:", 5))
-			tr_line(g, "	snprintf(r.s[%d], MAXSTRINGLEN, \"%%pUl\", %s);", strings++,
-				e + 5);
-		else
-			tr_line(g, "	strscpy(r.s[%d], %s ? %s : \"\", MAXSTRINGLEN);", strings++, e,
-				e);
-	}
-	tr_line(g, "	_hwtap_ras_deliver(data, &r);");
-	tr_line(g, "}");
-	tr_line(g, "#endif");
-	tr_line(g, "%s", "");
-	tr_line(g, "static void ras_%d_run(const struct hwtap_ras_record *r)", index);
-	tr_line(g, "{");
-	tr_line(g, "	probe_%d(NULL, r);", index);
-	tr_line(g, "}");
-	tr_line(g, "%s", "");
-}
-
-/* The runtime's table of the ras probes; how many there are. */
-static int ras_table(Gen *g, Session *s)
-{
-	int n = ras_count(s);
-	if (!n)
-		return 0;
-	tr_line(g, "static struct hwtap_ras hwtap_ras[%d] = {", n);
-	for (int i = 0; i < s->probes.len; i++) {
-		Probe *p = s->probes.data[i];
-		if (!is_ras(p))
-			continue;
-		const RasSource *src = ras_source(p->shape);
-		tr_line(g, "	{");
-		choice_fields(g, s, p, ras_index);
-		tr_line(g, "		.tracepoint = \"%s\", .config = \"%s\",", src->tracepoint,
-			src->config);
-		tr_line(g, "#if IS_ENABLED(%s)", src->config);
-		tr_line(g, "		.callback = ras_%d_tp,", i);
-		tr_line(g, "#endif");
-		tr_line(g, "		.handler = ras_%d_run,", i);
-		tr_line(g, "	},");
-	}
-	tr_line(g, "};");
-	tr_line(g, "%s", "");
-	return n;
-}
-
-static void run_in_order(Gen *g, Session *s, const char *family)
-{
-	Vec list = {0};
-	for (int i = 0; i < s->probes.len; i++) {
-		Probe *p = s->probes.data[i];
-		if (strcmp(family_of(p), family))
-			continue;
-		Ordered *o = xalloc(sizeof(*o));
-		o->p = p;
-		o->index = i;
-		Component *c0 = comp(p, 0);
-		o->priority = c0->arg ? (int64_t)c0->arg->num : 0;
-		vec_push(&list, o);
-	}
-	Ordered *arr = xalloc(sizeof(Ordered) * (list.len + 1));
-	for (int i = 0; i < list.len; i++)
-		arr[i] = *(Ordered *)list.data[i];
-	qsort(arr, list.len, sizeof(Ordered), by_priority);
-	for (int i = 0; i < list.len; i++)
-		tr_line(g, "\tprobe_%d(NULL);", arr[i].index);
-}
 
 static void globals(Gen *g, Session *s)
 {
@@ -1297,7 +938,7 @@ static void globals_storage(Gen *g)
 
 static void session_hooks(Gen *g, Session *s)
 {
-	int nperf = perf_table(g, s), nras = ras_table(g, s);
+	int nperf = ptab_perf_table(g, s), nras = ptab_ras_table(g, s);
 	globals_storage(g);
 	tr_line(g, "static int hwtap_start(void)");
 	tr_line(g, "{");
@@ -1319,7 +960,7 @@ static void session_hooks(Gen *g, Session *s)
 		tr_line(g, "\t\tgoto fail_free;");
 	}
 	tr_line(g, "\tmigrate_disable();     /* the CPU's context, but writes may wait for room */");
-	run_in_order(g, s, "begin");
+	ptab_run_in_order(g, s, "begin");
 	tr_line(g, "\tmigrate_enable();");
 	if (nperf) {
 		tr_line(g, "\trc = _hwtap_perf_start(hwtap_perfs, %d);", nperf);
@@ -1328,18 +969,7 @@ static void session_hooks(Gen *g, Session *s)
 	}
 	if (nras)
 		tr_line(g, "\t_hwtap_ras_go();");
-	for (int i = 0; i < s->probes.len; i++) {
-		if (!is_timer(s->probes.data[i]))
-			continue;
-		int64_t ns, rnd;
-		timer_period(s, s->probes.data[i], &ns, &rnd);
-		if (rnd)
-			tr_line(g, "\tprandom_seed_state(&timer_%d_rnd, get_random_u64());", i);
-		tr_line(g, "\thrtimer_init(&timer_%d, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);", i);
-		tr_line(g, "\ttimer_%d.function = timer_%d_fire;", i, i);
-		tr_line(g, "\thrtimer_start(&timer_%d, ns_to_ktime(%lldLL), HRTIMER_MODE_REL_HARD);",
-		     i, (long long)ns);
-	}
+	ptab_timers_start(g, s);
 	tr_line(g, "\treturn 0;");
 	if (nras) {
 		tr_line(g, "fail_ras: __attribute__((unused));");
@@ -1356,9 +986,7 @@ static void session_hooks(Gen *g, Session *s)
 	tr_line(g, "%s", "");
 	tr_line(g, "static void hwtap_stop(void)");
 	tr_line(g, "{");
-	for (int i = 0; i < s->probes.len; i++)
-		if (is_timer(s->probes.data[i]))
-			tr_line(g, "\thrtimer_cancel(&timer_%d);", i);
+	ptab_timers_stop(g, s);
 	if (nras)
 		tr_line(g, "\t_hwtap_ras_stop(hwtap_ras, %d);", nras);
 	if (nperf)
@@ -1370,9 +998,9 @@ static void session_hooks(Gen *g, Session *s)
 	tr_line(g, "\tmigrate_disable();     /* the CPU's context, but writes may wait for room */");
 	tr_line(g, "\t/* a session that errors ended runs its error probes, not its end probes */");
 	tr_line(g, "\tif (atomic64_read(&_hwtap_errors) > _hwtap_maxerrors) {");
-	run_in_order(g, s, "error");
+	ptab_run_in_order(g, s, "error");
 	tr_line(g, "\t} else {");
-	run_in_order(g, s, "end");
+	ptab_run_in_order(g, s, "end");
 	tr_line(g, "\t}");
 	tr_line(g, "\tmigrate_enable();");
 	tr_line(g, "\t_hwtap_contexts_free((void * __percpu *)hwtap_contexts);");
@@ -1412,19 +1040,19 @@ static void prologue(Gen *g, Session *s, const char *name)
 	tr_line(g, "#include \"runtime/format.h\"");
 	tr_line(g, "#include \"runtime/pmap.h\"");
 	tr_line(g, "#include \"runtime/hist.h\"");
-	int nperf = perf_count(s);
+	int nperf = ptab_perf_count(s);
 	if (nperf) {
 		tr_line(g, "#include \"runtime/perf.c\"");
 		tr_line(g, "static struct hwtap_perf hwtap_perfs[%d];", nperf);
 	}
-	int nras = ras_count(s);
+	int nras = ptab_ras_count(s);
 	if (nras) {
 		tr_line(g, "#include \"runtime/ras.c\"");
 		tr_line(g, "static struct hwtap_ras hwtap_ras[%d];", nras);
 	}
 	for (int i = 0; i < s->probes.len; i++) {
 		Probe *p = s->probes.data[i];
-		const RasSource *src = is_ras(p) ? ras_source(p->shape) : NULL;
+		const RasSource *src = ptab_is_ras(p) ? ras_source(p->shape) : NULL;
 		if (src && src->header)
 			tr_line(g, "#if IS_ENABLED(%s)\n#include <%s>\n#endif", src->config,
 				src->header);
@@ -1456,15 +1084,15 @@ int translate(Session *s, const char *module_name, StrBuf *out)
 		function(&g, s->funcs.data[i], &frames);
 	for (int i = 0; i < s->probes.len; i++) {
 		Probe *p = s->probes.data[i];
-		if (!translatable(p) || !body_runs(p))
+		if (!ptab_translatable(p) || !ptab_body_runs(p))
 			continue;
 		probe_handler(&g, p, i, &frames);
-		if (is_timer(p))
-			timer(&g, p, i);
-		if (is_perf(p))
-			perf_handler(&g, i);
-		if (is_ras(p))
-			ras_callbacks(&g, p, i);
+		if (ptab_is_timer(p))
+			ptab_timer(&g, p, i);
+		if (ptab_is_perf(p))
+			ptab_perf_handler(&g, i);
+		if (ptab_is_ras(p))
+			ptab_ras_callbacks(&g, p, i);
 	}
 	session_hooks(&g, s);
 	tr_line(&g, "%s", "");
@@ -1479,7 +1107,7 @@ int translate(Session *s, const char *module_name, StrBuf *out)
 	regex_context_members(&g, &ctx);
 	sb_puts(&ctx, "\tunion {\n\t\tint __none;\n");
 	for (int i = 0; i < s->probes.len; i++) {
-		if (body_runs(s->probes.data[i]))
+		if (ptab_body_runs(s->probes.data[i]))
 			sb_printf(&ctx, "\t\tstruct probe_%d_locals p%d;\n", i, i);
 	}
 	sb_puts(&ctx, "\t} probe;\n\tunion {\n\t\tint __none;\n");

@@ -1,7 +1,8 @@
 /* translate.h - what pass 3's files share: translate.c (the program, scalars, strings),
- * translate_print.c (print, printf, sprintf ...), translate_array.c (associative arrays,
- * foreach), translate_stats.c (statistics, histograms) and regex.c (regular expressions).
- * Exports are prefixed tr_, arr_, stat_ and regex_. */
+ * translate_probes.c (the probe families' tables), translate_print.c (print, printf,
+ * sprintf ...), translate_array.c (associative arrays, foreach), translate_stats.c
+ * (statistics, histograms), translate_locks.c (the globals' locks) and regex.c (regular
+ * expressions). Exports are prefixed tr_, ptab_, arr_, stat_, lock_ and regex_. */
 #ifndef TRANSLATE_H
 #define TRANSLATE_H
 
@@ -51,6 +52,23 @@ Token *tr_round_place(Node *loop);         /* the place of a loop round's MAXACT
 void tr_loop_round(Gen *g, Node *loop);
 bool tr_has_side_effects(Node *n);
 
+/* ---- translate_probes.c: the probe families' tables and glue ---------------------------- */
+bool ptab_is_timer(Probe *p);
+bool ptab_is_perf(Probe *p);
+bool ptab_is_ras(Probe *p);
+bool ptab_translatable(Probe *p);          /* false (and an error) if pass 3 has no code */
+bool ptab_body_runs(Probe *p);             /* not for never, nor for a counting perf probe */
+void ptab_timer(Gen *g, Probe *p, int index);            /* timer_INDEX and its callback */
+void ptab_timers_start(Gen *g, Session *s);              /* hwtap_start()'s lines */
+void ptab_timers_stop(Gen *g, Session *s);               /* hwtap_stop()'s lines */
+void ptab_perf_handler(Gen *g, int index);               /* perf_INDEX_fire */
+void ptab_ras_callbacks(Gen *g, Probe *p, int index);    /* ras_INDEX_tp and ras_INDEX_run */
+int ptab_perf_count(Session *s);
+int ptab_ras_count(Session *s);
+int ptab_perf_counter_index(Session *s, const char *name);   /* @perf("NAME")'s counter */
+int ptab_perf_table(Gen *g, Session *s);   /* hwtap_perfs[]; how many entries */
+int ptab_ras_table(Gen *g, Session *s);    /* hwtap_ras[]; how many entries */
+void ptab_run_in_order(Gen *g, Session *s, const char *family);  /* probe_N(NULL) calls */
 /* ---- translate_print.c ------------------------------------------------------------------ */
 
 void tr_print(Gen *g, StrBuf *sb, Node *n, const Builtin *b);   /* a call of b */

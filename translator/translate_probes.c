@@ -1,0 +1,392 @@
+/* translate_probes.c - pass 3's probe families: which probes it can translate, and for
+ * each family what the module needs besides the handler translate.c writes: the timers'
+ * hrtimers, the perf probes' overflow handlers and their table for runtime/perf.c, the
+ * ras probes' tracepoint callbacks and their table for runtime/ras.c, and the order the
+ * begin, end and error probes run in.
+ */
+#include "translate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	Probe *p;
+	int index;
+	int64_t priority;
+} Ordered;
+
+static int by_priority(const void *a, const void *b)
+{
+	const Ordered *x = a, *y = b;
+	if (x->priority != y->priority)
+		return x->priority < y->priority ? -1 : 1;
+	return x->index - y->index;
+}
+
+static const char *family_of(Probe *p)
+{
+	return p->family->name;
+}
+
+static Component *comp(Probe *p, int i)
+{
+	ProbePoint *pp = p->points.data[0];
+	return i < pp->comps.len ? pp->comps.data[i] : NULL;
+}
+
+/* timer.UNIT(N)[.randomize(R)]: its period in nanoseconds, and the randomization. */
+static void timer_period(Session *s, Probe *p, int64_t *ns, int64_t *rnd)
+{
+	Component *unit = comp(p, 1), *r = comp(p, 2);
+	int64_t n = (int64_t)unit->arg->num;
+	static const struct {
+		const char *unit;
+		int64_t ns;
+	} units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000},
+		     {"sec", 1000000000}};
+	int64_t mult = 0;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(unit->name, units[i].unit))
+			mult = units[i].ns;
+	if (!strcmp(unit->name, "jiffies")) {
+		int64_t hz = atoll(session_config_value(s, "CONFIG_HZ"));
+		mult = 1000000000 / (hz > 0 ? hz : 250);
+	}
+	*ns = !strcmp(unit->name, "hz") ? 1000000000 / n : n * mult;
+	*rnd = r ? (int64_t)r->arg->num * mult : 0;
+}
+
+void ptab_timer(Gen *g, Probe *p, int index)
+{
+	int64_t ns, rnd;
+	timer_period(g->s, p, &ns, &rnd);
+	tr_line(g, "static struct hrtimer timer_%d;", index);
+	if (rnd)
+		tr_line(g, "static struct rnd_state timer_%d_rnd;", index);
+	tr_line(g, "static enum hrtimer_restart timer_%d_fire(struct hrtimer *t)", index);
+	tr_line(g, "{");
+	if (rnd)
+		tr_line(g, "\thrtimer_forward_now(t, ns_to_ktime(_hwtap_timer_period(&timer_%d_rnd, "
+		     "%lldULL, %lldULL)));", index, (long long)ns, (long long)rnd);
+	else
+		tr_line(g, "\thrtimer_forward_now(t, ns_to_ktime(%lldLL));", (long long)ns);
+	tr_line(g, "\tprobe_%d(get_irq_regs());", index);
+	tr_line(g, "\treturn HRTIMER_RESTART;");
+	tr_line(g, "}");
+	tr_line(g, "%s", "");
+}
+
+/* hwtap_start()'s lines that start the timers, and hwtap_stop()'s that cancel them. */
+void ptab_timers_start(Gen *g, Session *s)
+{
+	for (int i = 0; i < s->probes.len; i++) {
+		if (!ptab_is_timer(s->probes.data[i]))
+			continue;
+		int64_t ns, rnd;
+		timer_period(s, s->probes.data[i], &ns, &rnd);
+		if (rnd)
+			tr_line(g, "\tprandom_seed_state(&timer_%d_rnd, get_random_u64());", i);
+		tr_line(g, "\thrtimer_init(&timer_%d, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);", i);
+		tr_line(g, "\ttimer_%d.function = timer_%d_fire;", i, i);
+		tr_line(g, "\thrtimer_start(&timer_%d, ns_to_ktime(%lldLL), HRTIMER_MODE_REL_HARD);",
+		     i, (long long)ns);
+	}
+}
+
+void ptab_timers_stop(Gen *g, Session *s)
+{
+	for (int i = 0; i < s->probes.len; i++)
+		if (ptab_is_timer(s->probes.data[i]))
+			tr_line(g, "\thrtimer_cancel(&timer_%d);", i);
+}
+
+bool ptab_is_timer(Probe *p)
+{
+	return !strcmp(family_of(p), "timer") && comp(p, 1)->arg;
+}
+
+bool ptab_is_perf(Probe *p)
+{
+	return !strcmp(family_of(p), "perf");
+}
+
+bool ptab_is_ras(Probe *p)
+{
+	return p->shape && ras_source(p->shape);
+}
+
+/* What pass 3 has no code for yet: reported once per probe. */
+bool ptab_translatable(Probe *p)
+{
+	const char *f = family_of(p);
+	ProbePoint *pp = p->points.data[0];
+	PerfEvent ev;
+	const char *why = ptab_is_perf(p) ? perf_point_event(pp, &ev) : NULL;
+	if (!strcmp(f, "begin") || !strcmp(f, "end") || !strcmp(f, "error") ||
+	    !strcmp(f, "never") || ptab_is_timer(p) || (ptab_is_perf(p) && !why) || ptab_is_ras(p))
+		return true;
+	/* at the point as the script wrote it, not in the tapset alias it went through */
+	Token *at = p->user_point->tok;
+	if (why)
+		error_at(at, "pass 3 cannot translate %s yet (probe point '%s')", why,
+			 probe_point_string(pp));
+	else
+		error_at(at, "pass 3 cannot translate probe point '%s' yet",
+			 probe_point_string(pp));
+	return false;
+}
+
+/* The overflow handler of perf probe index. */
+void ptab_perf_handler(Gen *g, int index)
+{
+	tr_line(g, "static void perf_%d_fire(struct perf_event *event, "
+		"struct perf_sample_data *data, struct pt_regs *regs)", index);
+	tr_line(g, "{");
+	tr_line(g, "	probe_%d(regs);", index);
+	tr_line(g, "}");
+	tr_line(g, "%s", "");
+}
+
+/* Whether P is in the runtime's perf table (a translatable perf probe), with its event. */
+static bool in_perf_table(Probe *p, PerfEvent *ev)
+{
+	return ptab_is_perf(p) && !perf_point_event(p->points.data[0], ev);
+}
+
+/* Whether P's body ever runs: not for never, nor for a counting perf probe (as in
+ * SystemTap: @perf reads the counter). */
+bool ptab_body_runs(Probe *p)
+{
+	PerfEvent ev;
+	return strcmp(family_of(p), "never") && !(in_perf_table(p, &ev) && ev.counter);
+}
+
+int ptab_perf_count(Session *s)
+{
+	int n = 0;
+	PerfEvent ev;
+	for (int i = 0; i < s->probes.len; i++)
+		n += in_perf_table(s->probes.data[i], &ev);
+	return n;
+}
+
+/* The index in hwtap_perfs of the perf probe P. */
+static int perf_index(Session *s, Probe *p)
+{
+	int n = 0;
+	PerfEvent ev;
+	for (int i = 0; i < s->probes.len; i++) {
+		if (s->probes.data[i] == p)
+			return n;
+		n += in_perf_table(s->probes.data[i], &ev);
+	}
+	unreachable();
+}
+
+/* @perf("NAME"): the index in hwtap_perfs of the counter NAME (pass 2 checked it). */
+int ptab_perf_counter_index(Session *s, const char *name)
+{
+	int n = 0;
+	PerfEvent ev;
+	for (int i = 0; i < s->probes.len; i++) {
+		if (!in_perf_table(s->probes.data[i], &ev))
+			continue;
+		if (ev.counter && !strcmp(ev.counter, name))
+			return n;
+		n++;
+	}
+	unreachable();
+}
+
+/* EV as the initializer of a struct perf_event_attr. */
+static void perf_attr(Gen *g, const PerfEvent *ev)
+{
+	tr_line(g, "		.attr = { .type = %u, .config = %#llxULL,", ev->type,
+		(unsigned long long)ev->config);
+	if (ev->config1 || ev->config2)
+		tr_line(g, "			  .config1 = %#llxULL, .config2 = %#llxULL,",
+			(unsigned long long)ev->config1, (unsigned long long)ev->config2);
+	for (const PerfExclude *x = perf_excludes; x->field; x++)
+		if (ev->exclude & x->bit)
+			tr_line(g, "			  .%s = 1,", x->field);
+	if (ev->precise_ip)
+		tr_line(g, "			  .precise_ip = %u,", ev->precise_ip);
+	if (ev->exclusive)
+		tr_line(g, "			  .exclusive = 1,");
+	if (ev->pinned)
+		tr_line(g, "			  .pinned = 1,");
+	if (ev->counter)
+		tr_line(g, "			  /* counting */ },");
+	else if (ev->freq)
+		tr_line(g, "			  .freq = 1, .sample_freq = %lluULL },",
+			(unsigned long long)ev->freq);
+	else
+		tr_line(g, "			  .sample_period = %lluULL },",
+			(unsigned long long)ev->period);
+}
+
+/* The fields of a table entry's struct hwtap_choice (runtime/choice.h): its point, and
+ * its '?' and '!'. INDEX gives an entry's place in its family's table. */
+static void choice_fields(Gen *g, Session *s, Probe *p, int (*index)(Session *, Probe *))
+{
+	const char *up = probe_name(s, p);
+	Token *t = p->user_point->tok;
+	char *at = xformat("%s:%d:%d", t->file->name, t->line, t->col);
+	tr_line(g, "		.c = { .point = %s,", tr_c_string(up, strlen(up)));
+	tr_line(g, "		       .where = %s,", tr_c_string(at, strlen(at)));
+	if (p->load_optional)
+		tr_line(g, "		       .optional = true,");
+	if (p->unless.len) {
+		StrBuf u = {0};
+		for (int j = 0; j < p->unless.len; j++) {
+			Probe *q = p->unless.data[j];
+			if (q->family != p->family) {
+				error_at(t, "'!' cannot choose between a %s point and a %s point: "
+					 "each family decides its own at start", q->family->name,
+					 p->family->name);
+				continue;
+			}
+			sb_printf(&u, "%d, ", index(s, q));
+		}
+		tr_line(g, "		       .unless = (const int []){ %s-1 },", u.buf ? u.buf : "");
+	}
+	tr_line(g, "		},");
+}
+
+/* The runtime's table of the perf probes (runtime/perf.c); how many there are. */
+int ptab_perf_table(Gen *g, Session *s)
+{
+	int n = 0;
+	for (int i = 0; i < s->probes.len; i++) {
+		Probe *p = s->probes.data[i];
+		PerfEvent ev;
+		if (!in_perf_table(p, &ev))
+			continue;
+		if (!n++)
+			tr_line(g, "static struct hwtap_perf hwtap_perfs[%d] = {", ptab_perf_count(s));
+		tr_line(g, "	{");
+		choice_fields(g, s, p, perf_index);
+		perf_attr(g, &ev);
+		tr_line(g, "		.cpu = %d,", ev.cpu);
+		if (ev.target)
+			tr_line(g, "		.target = true,");
+		if (ev.process_path)
+			tr_line(g, "		.exec_path = %s,",
+				tr_c_string(ev.process_path, strlen(ev.process_path)));
+		if (!ev.counter)
+			tr_line(g, "		.handler = perf_%d_fire,", i);
+		else
+			tr_line(g, "		.counter = %s,", tr_c_string(ev.counter,
+									    strlen(ev.counter)));
+		tr_line(g, "	},");
+	}
+	if (n) {
+		tr_line(g, "};");
+		tr_line(g, "%s", "");
+	}
+	return n;
+}
+
+/* ---- ras probes (runtime/ras.c) ---------------------------------------------------- */
+
+int ptab_ras_count(Session *s)
+{
+	int n = 0;
+	for (int i = 0; i < s->probes.len; i++)
+		n += ptab_is_ras(s->probes.data[i]);
+	return n;
+}
+
+/* The index in hwtap_ras of the ras probe P. */
+static int ras_index(Session *s, Probe *p)
+{
+	int n = 0;
+	for (int i = 0; i < s->probes.len; i++) {
+		if (s->probes.data[i] == p)
+			return n;
+		n += ptab_is_ras(s->probes.data[i]);
+	}
+	unreachable();
+}
+
+/* Probe index's tracepoint callback, which copies the event's fields into a record
+ * (guarded by the kernel option that gives the tracepoint), and its handler. */
+void ptab_ras_callbacks(Gen *g, Probe *p, int index)
+{
+	const RasSource *src = ras_source(p->shape);
+	const char *vars = p->shape->context_vars;
+	int longs = 0, strings = 0, k = 0;
+	tr_line(g, "#if IS_ENABLED(%s)", src->config);
+	tr_line(g, "static void ras_%d_tp(void *data, %s)", index, src->params);
+	tr_line(g, "{");
+	tr_line(g, "	struct hwtap_ras_record r;");
+	for (const char *v = vars; *v; v += strcspn(v, " "), v += *v == ' ', k++) {
+		const char *e = src->fields[k];
+		if (strncmp(v + strcspn(v, ":"), ":string", 7))
+			tr_line(g, "	r.v[%d] = (int64_t)(%s);", longs++, e);
+		else if (!strncmp(e, "guid:", 5))
+			tr_line(g, "	snprintf(r.s[%d], MAXSTRINGLEN, \"%%pUl\", %s);", strings++,
+				e + 5);
+		else
+			tr_line(g, "	strscpy(r.s[%d], %s ? %s : \"\", MAXSTRINGLEN);", strings++, e,
+				e);
+	}
+	tr_line(g, "	_hwtap_ras_deliver(data, &r);");
+	tr_line(g, "}");
+	tr_line(g, "#endif");
+	tr_line(g, "%s", "");
+	tr_line(g, "static void ras_%d_run(const struct hwtap_ras_record *r)", index);
+	tr_line(g, "{");
+	tr_line(g, "	probe_%d(NULL, r);", index);
+	tr_line(g, "}");
+	tr_line(g, "%s", "");
+}
+
+/* The runtime's table of the ras probes; how many there are. */
+int ptab_ras_table(Gen *g, Session *s)
+{
+	int n = ptab_ras_count(s);
+	if (!n)
+		return 0;
+	tr_line(g, "static struct hwtap_ras hwtap_ras[%d] = {", n);
+	for (int i = 0; i < s->probes.len; i++) {
+		Probe *p = s->probes.data[i];
+		if (!ptab_is_ras(p))
+			continue;
+		const RasSource *src = ras_source(p->shape);
+		tr_line(g, "	{");
+		choice_fields(g, s, p, ras_index);
+		tr_line(g, "		.tracepoint = \"%s\", .config = \"%s\",", src->tracepoint,
+			src->config);
+		tr_line(g, "#if IS_ENABLED(%s)", src->config);
+		tr_line(g, "		.callback = ras_%d_tp,", i);
+		tr_line(g, "#endif");
+		tr_line(g, "		.handler = ras_%d_run,", i);
+		tr_line(g, "	},");
+	}
+	tr_line(g, "};");
+	tr_line(g, "%s", "");
+	return n;
+}
+
+void ptab_run_in_order(Gen *g, Session *s, const char *family)
+{
+	Vec list = {0};
+	for (int i = 0; i < s->probes.len; i++) {
+		Probe *p = s->probes.data[i];
+		if (strcmp(family_of(p), family))
+			continue;
+		Ordered *o = xalloc(sizeof(*o));
+		o->p = p;
+		o->index = i;
+		Component *c0 = comp(p, 0);
+		o->priority = c0->arg ? (int64_t)c0->arg->num : 0;
+		vec_push(&list, o);
+	}
+	Ordered *arr = xalloc(sizeof(Ordered) * (list.len + 1));
+	for (int i = 0; i < list.len; i++)
+		arr[i] = *(Ordered *)list.data[i];
+	qsort(arr, list.len, sizeof(Ordered), by_priority);
+	for (int i = 0; i < list.len; i++)
+		tr_line(g, "\tprobe_%d(NULL);", arr[i].index);
+}

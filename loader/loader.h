@@ -44,6 +44,8 @@ typedef struct SessionInfo {
 	int ncounters;                  /* the perf counters' values, @perf("NAME")'s */
 	char counter[SESSION_COUNTERS_MAX][64];
 	long long counter_value[SESSION_COUNTERS_MAX];
+	/* their times enabled and on the PMU (ns), -1 from a module that does not say */
+	long long counter_enabled[SESSION_COUNTERS_MAX], counter_running[SESSION_COUNTERS_MAX];
 } SessionInfo;
 
 /* Whether NAME can be a session's name: letters, digits and '_', at most

@@ -61,7 +61,31 @@ static void counter_key(SessionInfo *si, const char *value)
 		return;
 	snprintf(si->counter[si->ncounters], sizeof(si->counter[0]), "%.*s", (int)(v - value),
 		 value);
+	si->counter_enabled[si->ncounters] = si->counter_running[si->ncounters] = -1;
 	si->counter_value[si->ncounters++] = atoll(v + 1);
+}
+
+/* "ENABLED RUNNING NAME" of a "counter_time" line (NAME last: it may have spaces) into
+ * the times of counter NAME. */
+static void counter_time_key(SessionInfo *si, const char *value)
+{
+	long long enabled, running;
+	int name = 0;
+	if (sscanf(value, "%lld %lld %n", &enabled, &running, &name) != 2 || !name)
+		return;
+	for (int k = 0; k < si->ncounters; k++)
+		if (!strcmp(si->counter[k], value + name)) {
+			si->counter_enabled[k] = enabled;
+			si->counter_running[k] = running;
+		}
+}
+
+/* The share of its enabled time counter K was on the PMU, in percent; 100 when the
+ * module does not say. */
+static double counter_share(const SessionInfo *si, int k)
+{
+	long long en = si->counter_enabled[k], run = si->counter_running[k];
+	return en > 0 && run >= 0 && run < en ? 100.0 * (double)run / (double)en : 100.0;
 }
 
 int session_read(const char *name, SessionInfo *si)
@@ -97,6 +121,8 @@ int session_read(const char *name, SessionInfo *si)
 			si->attached = atoi(value);
 		else if (!strcmp(line, "counter"))
 			counter_key(si, value);
+		else if (!strcmp(line, "counter_time"))
+			counter_time_key(si, value);
 		else
 			number_key(line, si, value);
 	}
@@ -180,9 +206,13 @@ void session_print(FILE *f, const SessionInfo *s, size_t n, int json)
 				s[i].state[0] ? s[i].state : "?", when,
 				s[i].attached ? "yes" : "no", s[i].buffer_kb, s[i].records,
 				s[i].overwritten, s[i].dropped, s[i].errors, s[i].skipped);
-			for (int k = 0; k < s[i].ncounters; k++)
+			for (int k = 0; k < s[i].ncounters; k++) {
 				fprintf(f, "%s%s=%lld", k ? "," : "", s[i].counter[k],
 					s[i].counter_value[k]);
+				/* as perf stat: the count is scaled, this is its share */
+				if (counter_share(&s[i], k) < 100.0)
+					fprintf(f, "(%.2f%%)", counter_share(&s[i], k));
+			}
 			fprintf(f, "%s\n", s[i].ncounters ? "" : "-");
 			continue;
 		}
@@ -204,6 +234,15 @@ void session_print(FILE *f, const SessionInfo *s, size_t n, int json)
 			fputs(k ? "," : "", f);
 			json_string(f, s[i].counter[k]);
 			fprintf(f, ":%lld", s[i].counter_value[k]);
+		}
+		fputs("},\"counter_times\":{", f);
+		for (int k = 0, n = 0; k < s[i].ncounters; k++) {
+			if (s[i].counter_enabled[k] < 0)
+				continue;
+			fputs(n++ ? "," : "", f);
+			json_string(f, s[i].counter[k]);
+			fprintf(f, ":{\"enabled_ns\":%lld,\"running_ns\":%lld}",
+				s[i].counter_enabled[k], s[i].counter_running[k]);
 		}
 		fputs("}}\n", f);
 	}

@@ -59,6 +59,13 @@
  * at most that old, plus the workqueue's delay. The counts of events released by CPU
  * hotplug are kept, and _hwtap_perf_stop() reads every event once more as it releases
  * it: the end probes see the exact totals.
+ *
+ * Multiplexing: with more events than the PMU has counters, the kernel rotates them, and
+ * each counts only while on the PMU. Every read also returns the times the event was
+ * enabled and running; the snapshot sums count, enabled and running over a counter's
+ * events and @perf reads count * enabled / running, as perf stat scales (its aggregate
+ * mode sums the same way). perf_enabled() and perf_running() (tapset/perf.stp) read the
+ * times, ctl shows them, and stopping warns about each counter that was off the PMU.
  */
 #ifndef HWTAP_PERF_C
 #define HWTAP_PERF_C
@@ -91,6 +98,13 @@
 #endif
 #define HWTAP_EXEC_QUEUE 64		/* execs waiting for the work item */
 
+/* What counting events read: the count and the times (ns) the events were enabled and
+ * running (on the PMU), summed. Running is less than enabled when the PMU had more events
+ * than counters and took turns (multiplexing). */
+struct hwtap_perf_sum {
+	u64 count, enabled, running;
+};
+
 /* A system-wide probe's event on one CPU; under _hwtap_perf_cpus_lock. */
 struct hwtap_perf_cpu {
 	struct perf_event *event;	/* live: counting or sampling on this CPU */
@@ -116,8 +130,9 @@ struct hwtap_perf {
 	struct path exec;			/* exec_path, resolved at start */
 	struct perf_event *held;		/* exec_path: a disabled event, start to stop */
 	atomic_t tasks_missed;			/* execs of exec_path not followed */
-	atomic64_t count;			/* counting: the snapshot @perf reads */
-	u64 released;				/* counting: counts of released events */
+	atomic64_t count;			/* counting: the snapshot @perf reads, scaled */
+	atomic64_t enabled, running;		/* counting: the snapshot's times (ns) */
+	struct hwtap_perf_sum released;		/* counting: what released events read */
 	struct hlist_node node;			/* this probe's hotplug instance */
 	bool starting;				/* the start fills its CPUs, not the fill work */
 };
@@ -138,6 +153,42 @@ static struct work_struct _hwtap_perf_fill_work;
 static inline int64_t _hwtap_perf_value(struct hwtap_perf *p)
 {
 	return atomic64_read(&p->count);
+}
+
+/* The counter .counter("NAME") of the session, or NULL; any context. */
+static __maybe_unused struct hwtap_perf *_hwtap_perf_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < _hwtap_perf_n; i++)
+		if (_hwtap_perf_table[i].counter && !strcmp(_hwtap_perf_table[i].counter, name))
+			return &_hwtap_perf_table[i];
+	return NULL;
+}
+
+/* S's count as perf stat shows it: scaled by enabled/running when the events were off
+ * the PMU part of the time (an estimate), 0 when they never ran; saturated at S64_MAX. */
+static u64 _hwtap_perf_scaled(const struct hwtap_perf_sum *s)
+{
+	u64 whole;
+
+	if (s->running >= s->enabled)
+		return min_t(u64, s->count, S64_MAX);
+	if (!s->running)
+		return 0;
+	/* count * (enabled / running + 1) bounds the result: the division cannot overflow */
+	whole = div64_u64(s->enabled, s->running) + 1;
+	if (s->count > div64_u64(S64_MAX, whole))
+		return S64_MAX;
+	return mul_u64_u64_div_u64(s->count, s->enabled, s->running);
+}
+
+/* Per ten thousand, the share of the enabled time S's events were on the PMU. */
+static unsigned int _hwtap_perf_share(const struct hwtap_perf_sum *s)
+{
+	if (!s->enabled || s->running >= s->enabled)
+		return 10000;
+	return (unsigned int)mul_u64_u64_div_u64(s->running, 10000, s->enabled);
 }
 
 /* What an error from perf_event_create_kernel_counter() means for a script's author. */
@@ -167,12 +218,22 @@ static const char *_hwtap_perf_reason(int rc)
 	}
 }
 
-/* A counting event's count (process context: it may sleep). */
-static u64 _hwtap_perf_read(struct perf_event *event)
+/* Adds a counting event's count and times to SUM (process context: it may sleep). */
+static void _hwtap_perf_read(struct hwtap_perf_sum *sum, struct perf_event *event)
 {
 	u64 enabled, running;
 
-	return perf_event_read_value(event, &enabled, &running);
+	sum->count += perf_event_read_value(event, &enabled, &running);
+	sum->enabled += enabled;
+	sum->running += running;
+}
+
+/* P's snapshot from SUM: what @perf, perf_enabled() and perf_running() read. */
+static void _hwtap_perf_publish(struct hwtap_perf *p, const struct hwtap_perf_sum *sum)
+{
+	atomic64_set(&p->enabled, min_t(u64, sum->enabled, S64_MAX));
+	atomic64_set(&p->running, min_t(u64, sum->running, S64_MAX));
+	atomic64_set(&p->count, _hwtap_perf_scaled(sum));
 }
 
 /* Releases one of P's events; a counting one's count is kept. _hwtap_perf_lock held. */
@@ -180,7 +241,7 @@ static void _hwtap_perf_release(struct hwtap_perf *p, struct perf_event *event)
 {
 	lockdep_assert_held(&_hwtap_perf_lock);
 	if (!p->handler)
-		p->released += _hwtap_perf_read(event);
+		_hwtap_perf_read(&p->released, event);
 	/* returns once the event is off its CPU: its handler no longer runs */
 	perf_event_release_kernel(event);
 }
@@ -193,13 +254,13 @@ static void _hwtap_perf_snapshot(void)
 	mutex_lock(&_hwtap_perf_lock);	/* the events stay while we read them */
 	for (i = 0; i < _hwtap_perf_n; i++) {
 		struct hwtap_perf *p = &_hwtap_perf_table[i];
-		u64 sum;
+		struct hwtap_perf_sum sum;
 
 		if (p->handler || (!p->events && !p->ntasks))
 			continue;
 		sum = p->released;
 		for (t = 0; t < p->ntasks; t++)
-			sum += _hwtap_perf_read(p->tasks[t]);	/* with its children's */
+			_hwtap_perf_read(&sum, p->tasks[t]);	/* with its children's */
 		for_each_possible_cpu(cpu) {
 			struct hwtap_perf_cpu *c;
 			struct perf_event *event, *dead;
@@ -212,11 +273,11 @@ static void _hwtap_perf_snapshot(void)
 			dead = c->dead;
 			spin_unlock(&_hwtap_perf_cpus_lock);
 			if (event)
-				sum += _hwtap_perf_read(event);
+				_hwtap_perf_read(&sum, event);
 			if (dead)
-				sum += _hwtap_perf_read(dead);
+				_hwtap_perf_read(&sum, dead);
 		}
-		atomic64_set(&p->count, sum);
+		_hwtap_perf_publish(p, &sum);
 	}
 	mutex_unlock(&_hwtap_perf_lock);
 }
@@ -386,8 +447,18 @@ static void _hwtap_perf_stop_one(struct hwtap_perf *p)
 	}
 	if (p->events)
 		_hwtap_perf_stop_cpus(p);
-	if (!p->handler)
-		atomic64_set(&p->count, p->released);
+	if (p->handler || !p->c.created)
+		return;
+	_hwtap_perf_publish(p, &p->released);
+	/* as perf stat's "(62.50%)": the count is an estimate */
+	if (p->released.running < p->released.enabled) {
+		unsigned int share = _hwtap_perf_share(&p->released);
+
+		_hwtap_warn("%s (%s): counter %s was on the PMU %u.%02u%% of the time it was "
+			    "enabled (more events than counters took turns): @perf(\"%s\") is its "
+			    "count scaled to the whole time, an estimate", p->c.point, p->c.where,
+			    p->counter, share / 100, share % 100, p->counter);
+	}
 }
 
 static void _hwtap_perf_stop(struct hwtap_perf *table, int n)
@@ -655,17 +726,24 @@ static int _hwtap_perf_start_cpus(struct hwtap_perf *p)
 				  _hwtap_perf_reason(rc));
 }
 
-/* ctl's "counter NAME VALUE" lines: each counting event's snapshot, as @perf reads it. */
+/* ctl's "counter NAME VALUE" and "counter_time ENABLED RUNNING NAME" lines: each counting
+ * event's snapshot, as @perf, perf_enabled() and perf_running() read it. (A hwtap-run
+ * older than counter_time skips the key.) */
 static size_t _hwtap_perf_ctl(char *buf, size_t len)
 {
 	size_t n = 0;
 	int i;
 
-	for (i = 0; i < _hwtap_perf_n; i++)
-		if (_hwtap_perf_table[i].counter)
-			n += scnprintf(buf + n, len - n, "counter %s %lld\n",
-				       _hwtap_perf_table[i].counter,
-				       (long long)_hwtap_perf_value(&_hwtap_perf_table[i]));
+	for (i = 0; i < _hwtap_perf_n; i++) {
+		struct hwtap_perf *p = &_hwtap_perf_table[i];
+
+		if (!p->counter)
+			continue;
+		n += scnprintf(buf + n, len - n, "counter %s %lld\ncounter_time %lld %lld %s\n",
+			       p->counter, (long long)_hwtap_perf_value(p),
+			       (long long)atomic64_read(&p->enabled),
+			       (long long)atomic64_read(&p->running), p->counter);
+	}
 	return n;
 }
 

@@ -18,9 +18,9 @@
  * not in pass 2, by the rules of choice.h that ras probes share.
  *
  * .process events count or sample the target process (-c CMD, -x PID: the hwtap_target
- * parameter) instead: one event bound to that task with attr.inherit, so its threads and
- * the children it starts later count too (the kernel copies the event and its overflow
- * handler at fork), on whatever CPU they run; CPU hotplug does not concern them.
+ * parameter) instead: one event bound to each of its threads with attr.inherit, so the
+ * threads and children they start later count too (the kernel copies the event and its
+ * overflow handler at fork), on whatever CPU they run; CPU hotplug does not concern them.
  * .process("PATH") events do the same for every task that executes PATH (the same inode)
  * while the session runs: the sched_process_exec tracepoint (found by name) queues the
  * task, and a work item creates its event, in process context, where that may sleep.
@@ -94,7 +94,8 @@
 #define HWTAP_PERF_REFRESH_MS 10	/* -D HWTAP_PERF_REFRESH_MS=N: @perf's snapshot age */
 #endif
 #ifndef HWTAP_PERF_MAX_TASKS
-#define HWTAP_PERF_MAX_TASKS 1024	/* .process("PATH"): tasks followed per probe */
+#define HWTAP_PERF_MAX_TASKS 1024	/* .process: tasks (threads of -x PID, execs of
+					 * PATH) followed per probe */
 #endif
 #define HWTAP_EXEC_QUEUE 64		/* execs waiting for the work item */
 
@@ -108,6 +109,8 @@ struct hwtap_perf_sum {
 /* A system-wide probe's event on one CPU; under _hwtap_perf_cpus_lock. */
 struct hwtap_perf_cpu {
 	struct perf_event *event;	/* live: counting or sampling on this CPU */
+	struct perf_event *leaving;	/* being disabled by the offline callback: still
+					 * read, not yet the fill's to release */
 	struct perf_event *dead;	/* disabled by the offline callback, to release */
 	unsigned int gen;		/* offline callbacks so far: an event the fill created
 					 * across one is not put in the slot */
@@ -263,17 +266,22 @@ static void _hwtap_perf_snapshot(void)
 			_hwtap_perf_read(&sum, p->tasks[t]);	/* with its children's */
 		for_each_possible_cpu(cpu) {
 			struct hwtap_perf_cpu *c;
-			struct perf_event *event, *dead;
+			struct perf_event *event, *leaving, *dead;
 
 			if (!p->events)
 				break;
 			c = per_cpu_ptr(p->events, cpu);
+			/* an event is in one of the three at a time: read once, whatever
+			 * the offline callback does meanwhile (the fill waits for us) */
 			spin_lock(&_hwtap_perf_cpus_lock);
 			event = c->event;
+			leaving = c->leaving;
 			dead = c->dead;
 			spin_unlock(&_hwtap_perf_cpus_lock);
 			if (event)
 				_hwtap_perf_read(&sum, event);
+			if (leaving)
+				_hwtap_perf_read(&sum, leaving);
 			if (dead)
 				_hwtap_perf_read(&sum, dead);
 		}
@@ -378,9 +386,12 @@ static int _hwtap_perf_offline(unsigned int cpu, struct hlist_node *node)
 	struct hwtap_perf_cpu *c = per_cpu_ptr(p->events, cpu);
 	struct perf_event *event;
 
+	/* leaving, not gone: a snapshot taken while it is disabled still counts it (a
+	 * counter read without it would go down) */
 	spin_lock(&_hwtap_perf_cpus_lock);
 	event = c->event;
 	c->event = NULL;
+	c->leaving = event;
 	c->online = false;
 	c->gen++;
 	spin_unlock(&_hwtap_perf_cpus_lock);
@@ -390,6 +401,7 @@ static int _hwtap_perf_offline(unsigned int cpu, struct hlist_node *node)
 	perf_event_disable(event);
 	spin_lock(&_hwtap_perf_cpus_lock);
 	/* the fill empties dead before it creates an event, so there is no other one */
+	c->leaving = NULL;
 	c->dead = event;
 	spin_unlock(&_hwtap_perf_cpus_lock);
 	queue_work(system_unbound_wq, &_hwtap_perf_fill_work);
@@ -512,12 +524,61 @@ static int _hwtap_perf_add_task(struct hwtap_perf *p, struct task_struct *task)
 	return rc;
 }
 
-/* A .process event on the target process. */
+/* TASK's threads but those exiting, each with a reference, in a new array of *N; NULL
+ * and 0 for none, ERR_PTR(-ENOMEM) when out of memory. Threads that start while we look
+ * may be missed: perf has the same window (one event per /proc/PID/task entry); a thread
+ * started later by a thread that has its event inherits it. */
+static struct task_struct **_hwtap_perf_threads(struct task_struct *task, int *n)
+{
+	struct task_struct **threads = NULL, *t;
+	int cap = 0, len, want, i;
+
+	for (;;) {
+		len = want = 0;
+		rcu_read_lock();
+		for_each_thread(task, t) {
+			if (READ_ONCE(t->flags) & PF_EXITING)
+				continue;
+			if (len < cap)
+				threads[len++] = get_task_struct(t);
+			want++;
+		}
+		rcu_read_unlock();
+		if (want <= cap)
+			break;
+		/* more threads than room (or the first look): make room, look again */
+		for (i = 0; i < len; i++)
+			put_task_struct(threads[i]);
+		kfree(threads);
+		cap = want + 16;
+		threads = kmalloc_array(cap, sizeof(*threads), GFP_KERNEL);
+		if (!threads)
+			return ERR_PTR(-ENOMEM);
+	}
+	*n = len;
+	if (!len) {
+		kfree(threads);
+		return NULL;
+	}
+	return threads;
+}
+
+/* Releases P's task events (a start that failed half-way). */
+static void _hwtap_perf_drop_tasks(struct hwtap_perf *p)
+{
+	mutex_lock(&_hwtap_perf_lock);
+	while (p->ntasks)
+		perf_event_release_kernel(p->tasks[--p->ntasks]);
+	mutex_unlock(&_hwtap_perf_lock);
+}
+
+/* A .process event on the target process: one per thread it has (-x PID of a running
+ * process; -c CMD's has one), each inherited by the threads and children it starts. */
 static int _hwtap_perf_start_target(struct hwtap_perf *p)
 {
-	struct task_struct *task = NULL;
+	struct task_struct *task = NULL, **threads;
 	struct pid *pid;
-	int rc;
+	int i, n = 0, rc = 0;
 
 	if (_hwtap_target <= 0)
 		return _hwtap_perf_failed(p, -EINVAL, ".process needs a target process: run "
@@ -532,14 +593,41 @@ static int _hwtap_perf_start_target(struct hwtap_perf *p)
 	put_pid(pid);
 	if (!task)
 		return _hwtap_perf_failed(p, -ESRCH, "no target process %ld", _hwtap_target);
-	rc = _hwtap_perf_add_task(p, task);
+	threads = _hwtap_perf_threads(task, &n);
 	put_task_struct(task);
-	if (rc)
-		return _hwtap_perf_failed(p, rc, "cannot create its perf event (type %u, config "
-					  "%#llx) for process %ld: %s", p->attr.type,
-					  (unsigned long long)p->attr.config, _hwtap_target,
-					  _hwtap_perf_reason(rc));
-	return 0;
+	if (IS_ERR(threads))
+		return _hwtap_perf_failed(p, -ENOMEM, "out of memory for the threads of process "
+					  "%ld", _hwtap_target);
+	if (!n)
+		return _hwtap_perf_failed(p, -ESRCH, "target process %ld is exiting",
+					  _hwtap_target);
+	if (n > HWTAP_PERF_MAX_TASKS)
+		rc = -E2BIG;
+	for (i = 0; i < n; i++) {
+		if (!rc) {
+			rc = _hwtap_perf_add_task(p, threads[i]);
+			/* a thread that exited since we looked has nothing left to count */
+			if (rc == -ESRCH)
+				rc = 0;
+		}
+		put_task_struct(threads[i]);
+	}
+	kfree(threads);
+	if (!rc && !p->ntasks)
+		rc = -ESRCH;
+	if (!rc)
+		return 0;
+	_hwtap_perf_drop_tasks(p);
+	if (rc == -E2BIG)
+		return _hwtap_perf_failed(p, rc, "process %ld has %d threads, more than "
+					  "HWTAP_PERF_MAX_TASKS (%d; -D HWTAP_PERF_MAX_TASKS=N)",
+					  _hwtap_target, n, HWTAP_PERF_MAX_TASKS);
+	if (rc == -ESRCH)
+		return _hwtap_perf_failed(p, rc, "target process %ld is exiting", _hwtap_target);
+	return _hwtap_perf_failed(p, rc, "cannot create its perf event (type %u, config "
+				  "%#llx) for process %ld: %s", p->attr.type,
+				  (unsigned long long)p->attr.config, _hwtap_target,
+				  _hwtap_perf_reason(rc));
 }
 
 /* ---- .process("PATH"): the tasks that execute PATH ------------------------------------ */

@@ -22,10 +22,12 @@
  * threads and children they start later count too (the kernel copies the event and its
  * overflow handler at fork), on whatever CPU they run; CPU hotplug does not concern them.
  * .process("PATH") events do the same for every task that executes PATH (the same inode)
- * while the session runs: the sched_process_exec tracepoint (found by name) queues the
- * task, and a work item creates its event, in process context, where that may sleep.
- * Up to HWTAP_PERF_MAX_TASKS tasks a probe; execs beyond that, or more than the queue
- * holds at once, are counted and reported when the session stops.
+ * while the session runs: the sched_process_exec tracepoint (found by name) adds a
+ * task_work to the task, which creates its event in the task itself, in process context
+ * where that may sleep, before it returns to user space: from its first instruction.
+ * Tasks that exited (and their inherited children too) give their slot back, their counts
+ * kept. Up to HWTAP_PERF_MAX_TASKS tasks a probe at once; execs beyond that, or more than
+ * HWTAP_EXEC_QUEUE leaving exec() at once, are counted and reported when it stops.
  *
  * Hotplug: one dynamic CPU hotplug state per module (CPUHP_AP_ONLINE_DYN, multi-instance),
  * one instance per probe. Its callbacks run while the hotplug writer holds cpu_hotplug_lock
@@ -86,6 +88,8 @@
 #include <linux/namei.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/task_work.h>
+#include <linux/wait.h>
 
 #include "choice.h"
 #include "tracepoint.h"
@@ -249,6 +253,30 @@ static void _hwtap_perf_release(struct hwtap_perf *p, struct perf_event *event)
 	perf_event_release_kernel(event);
 }
 
+/* Frees P's slots of exited tasks, their counts kept (a counting probe's). An event
+ * whose task exited (state EXIT) but has inherited children still counting stays: the
+ * children's counts come back to it as they exit. _hwtap_perf_lock held. */
+static void _hwtap_perf_reap(struct hwtap_perf *p)
+{
+	int t;
+
+	lockdep_assert_held(&_hwtap_perf_lock);
+	for (t = 0; t < p->ntasks; t++) {
+		struct perf_event *event = p->tasks[t];
+		bool alone;
+
+		if (READ_ONCE(event->state) != PERF_EVENT_STATE_EXIT)
+			continue;
+		mutex_lock(&event->child_mutex);
+		alone = list_empty(&event->child_list);
+		mutex_unlock(&event->child_mutex);
+		if (!alone)
+			continue;
+		_hwtap_perf_release(p, event);
+		p->tasks[t--] = p->tasks[--p->ntasks];
+	}
+}
+
 /* Every counting event's snapshot: released counts plus its live events' counts. */
 static void _hwtap_perf_snapshot(void)
 {
@@ -261,6 +289,8 @@ static void _hwtap_perf_snapshot(void)
 
 		if (p->handler || (!p->events && !p->ntasks))
 			continue;
+		if (p->exec_path)
+			_hwtap_perf_reap(p);	/* exited tasks' counts go to released */
 		sum = p->released;
 		for (t = 0; t < p->ntasks; t++)
 			_hwtap_perf_read(&sum, p->tasks[t]);	/* with its children's */
@@ -451,7 +481,8 @@ static void _hwtap_perf_stop_one(struct hwtap_perf *p)
 	if (p->exec.dentry) {
 		if (atomic_read(&p->tasks_missed))
 			_hwtap_warn("%s (%s): %d processes that executed %s were not followed "
-				    "(more than HWTAP_PERF_MAX_TASKS, %d, or %d execs at once)",
+				    "(more than HWTAP_PERF_MAX_TASKS, %d, alive at once, or %d "
+				    "execs at once)",
 				    p->c.point, p->c.where, atomic_read(&p->tasks_missed),
 				    p->exec_path, HWTAP_PERF_MAX_TASKS, HWTAP_EXEC_QUEUE);
 		path_put(&p->exec);
@@ -493,19 +524,24 @@ static void _hwtap_perf_stop(struct hwtap_perf *table, int n)
 /* P could not be created: why, kept in P; an error now unless P is optional. */
 #define _hwtap_perf_failed(p, rc, ...) _hwtap_choice_failed(&(p)->c, rc, __VA_ARGS__)
 
-/* An event for TASK (and its children) in P's tasks: 0 or -errno. Process context. */
+/* An event for TASK (and its children) in P's tasks: 0 or -errno (-E2BIG: a
+ * .process("PATH") probe follows HWTAP_PERF_MAX_TASKS live tasks already). Process
+ * context. */
 static int _hwtap_perf_add_task(struct hwtap_perf *p, struct task_struct *task)
 {
 	struct perf_event *event;
 	int rc = 0;
 
-	p->attr.size = sizeof(p->attr);
-	p->attr.inherit = 1;
+	/* P's attr has its size and inherit set at start: tasks come here at once */
 	event = perf_event_create_kernel_counter(&p->attr, -1, task, p->handler, NULL);
 	if (IS_ERR(event))
 		return PTR_ERR(event);
 	mutex_lock(&_hwtap_perf_lock);	/* the refresher reads tasks */
-	if (p->ntasks == p->tasks_cap) {
+	if (p->exec_path)
+		_hwtap_perf_reap(p);	/* the bound is on tasks followed at once */
+	if (p->exec_path && p->ntasks >= HWTAP_PERF_MAX_TASKS)
+		rc = -E2BIG;
+	else if (p->ntasks == p->tasks_cap) {
 		int cap = p->tasks_cap ? 2 * p->tasks_cap : 4;
 		struct perf_event **grown = krealloc(p->tasks, cap * sizeof(*grown), GFP_KERNEL);
 
@@ -514,9 +550,9 @@ static int _hwtap_perf_add_task(struct hwtap_perf *p, struct task_struct *task)
 			p->tasks_cap = cap;
 		}
 	}
-	if (p->ntasks < p->tasks_cap)
+	if (!rc && p->ntasks < p->tasks_cap)
 		p->tasks[p->ntasks++] = event;
-	else
+	else if (!rc)
 		rc = -ENOMEM;
 	mutex_unlock(&_hwtap_perf_lock);
 	if (rc)
@@ -595,6 +631,8 @@ static int _hwtap_perf_start_target(struct hwtap_perf *p)
 		return _hwtap_perf_failed(p, -ESRCH, "no target process %ld", _hwtap_target);
 	threads = _hwtap_perf_threads(task, &n);
 	put_task_struct(task);
+	p->attr.size = sizeof(p->attr);
+	p->attr.inherit = 1;
 	if (IS_ERR(threads))
 		return _hwtap_perf_failed(p, -ENOMEM, "out of memory for the threads of process "
 					  "%ld", _hwtap_target);
@@ -632,64 +670,80 @@ static int _hwtap_perf_start_target(struct hwtap_perf *p)
 
 /* ---- .process("PATH"): the tasks that execute PATH ------------------------------------ */
 
-static struct {
-	struct task_struct *task;
+/* An exec of a followed program waiting to be attached: a task_work that runs in the task
+ * itself, in process context (it may sleep), before its first user-space instruction, and
+ * creates its event there; so a process of a millisecond is counted whole. Up to
+ * HWTAP_EXEC_QUEUE execs wait at once; that is only while each leaves exec(). */
+struct hwtap_exec_attach {
+	struct callback_head work;
 	struct hwtap_perf *p;
-} _hwtap_exec_queue[HWTAP_EXEC_QUEUE];
-static int _hwtap_exec_len;
+	bool busy;
+};
+static struct hwtap_exec_attach _hwtap_exec_slots[HWTAP_EXEC_QUEUE];
 /* raw: taken in a tracepoint callback, with preemption off even on PREEMPT_RT */
 static DEFINE_RAW_SPINLOCK(_hwtap_exec_lock);
-static struct work_struct _hwtap_exec_work;
+static atomic_t _hwtap_exec_pending;		/* task_works added, not yet run */
+static DECLARE_WAIT_QUEUE_HEAD(_hwtap_exec_idle);
 static struct tracepoint *_hwtap_exec_tp;	/* while registered */
 
-/* sched_process_exec, in the task that executed BPRM's file (preemption off): the
- * probes whose PATH it is queue the task for the work item. */
+/* The task_work of an exec: the task's event, if its probe has room. */
+static void _hwtap_perf_exec_attach(struct callback_head *work)
+{
+	struct hwtap_exec_attach *a = container_of(work, struct hwtap_exec_attach, work);
+	struct hwtap_perf *p = a->p;
+	unsigned long flags;
+
+	/* task_works also run when a task exits before it got to user space */
+	if (!(current->flags & PF_EXITING) && _hwtap_perf_add_task(p, current))
+		atomic_inc(&p->tasks_missed);
+	raw_spin_lock_irqsave(&_hwtap_exec_lock, flags);
+	a->busy = false;
+	raw_spin_unlock_irqrestore(&_hwtap_exec_lock, flags);
+	/* the stop waits for this, then for every task to leave this module's code
+	 * (synchronize_rcu_tasks), as we still run in it after the wake */
+	if (atomic_dec_and_test(&_hwtap_exec_pending))
+		wake_up(&_hwtap_exec_idle);
+}
+
+/* sched_process_exec, in the task that executed BPRM's file (preemption off): for each
+ * probe whose PATH it is, a task_work that attaches the task's event. */
 static void _hwtap_perf_exec(void *data, struct task_struct *task, pid_t old_pid,
 			     struct linux_binprm *bprm)
 {
 	struct inode *inode = file_inode(bprm->file);
+	struct hwtap_exec_attach *a;
 	unsigned long flags;
-	bool queued = false;
-	int i;
+	int i, k;
 
 	for (i = 0; i < _hwtap_perf_n; i++) {
 		struct hwtap_perf *p = &_hwtap_perf_table[i];
 
 		if (!p->exec.dentry || !p->c.created || d_inode(p->exec.dentry) != inode)
 			continue;
+		a = NULL;
 		raw_spin_lock_irqsave(&_hwtap_exec_lock, flags);
-		if (_hwtap_exec_len < HWTAP_EXEC_QUEUE) {
-			_hwtap_exec_queue[_hwtap_exec_len].task = get_task_struct(task);
-			_hwtap_exec_queue[_hwtap_exec_len++].p = p;
-			queued = true;
-		} else {
-			atomic_inc(&p->tasks_missed);
+		for (k = 0; k < HWTAP_EXEC_QUEUE && !a; k++)
+			if (!_hwtap_exec_slots[k].busy)
+				a = &_hwtap_exec_slots[k];
+		if (a) {
+			a->busy = true;
+			a->p = p;
 		}
 		raw_spin_unlock_irqrestore(&_hwtap_exec_lock, flags);
-	}
-	if (queued)
-		queue_work(system_highpri_wq, &_hwtap_exec_work);
-}
-
-/* The queued execs: an event for each task, while its probe has room. */
-static void _hwtap_perf_exec_work(struct work_struct *work)
-{
-	for (;;) {
-		struct task_struct *task = NULL;
-		struct hwtap_perf *p = NULL;
-
-		raw_spin_lock_irq(&_hwtap_exec_lock);
-		if (_hwtap_exec_len) {
-			_hwtap_exec_len--;
-			task = _hwtap_exec_queue[_hwtap_exec_len].task;
-			p = _hwtap_exec_queue[_hwtap_exec_len].p;
-		}
-		raw_spin_unlock_irq(&_hwtap_exec_lock);
-		if (!task)
-			return;
-		if (p->ntasks >= HWTAP_PERF_MAX_TASKS || _hwtap_perf_add_task(p, task))
+		if (!a) {
 			atomic_inc(&p->tasks_missed);
-		put_task_struct(task);
+			continue;
+		}
+		atomic_inc(&_hwtap_exec_pending);
+		init_task_work(&a->work, _hwtap_perf_exec_attach);
+		if (!task_work_add(task, &a->work, TWA_RESUME))
+			continue;
+		/* the task is exiting: nothing to count */
+		raw_spin_lock_irqsave(&_hwtap_exec_lock, flags);
+		a->busy = false;
+		raw_spin_unlock_irqrestore(&_hwtap_exec_lock, flags);
+		if (atomic_dec_and_test(&_hwtap_exec_pending))
+			wake_up(&_hwtap_exec_idle);
 	}
 }
 
@@ -702,7 +756,6 @@ static int _hwtap_perf_watch_execs(struct hwtap_perf *table, int n)
 		;
 	if (i == n)
 		return 0;
-	INIT_WORK(&_hwtap_exec_work, _hwtap_perf_exec_work);
 	_hwtap_exec_tp = _hwtap_find_tracepoint("sched_process_exec");
 	if (!_hwtap_exec_tp) {
 		_hwtap_script_error("%s (%s): this kernel has no sched_process_exec tracepoint "
@@ -719,7 +772,8 @@ static int _hwtap_perf_watch_execs(struct hwtap_perf *table, int n)
 	return rc;
 }
 
-/* Stops following execs: no exec handler runs, no work item, nothing queued. */
+/* Stops following execs: no exec handler runs, no task_work of ours is pending, and no
+ * task is still in this module's code. */
 static void _hwtap_perf_unwatch_execs(void)
 {
 	if (!_hwtap_exec_tp)
@@ -728,9 +782,16 @@ static void _hwtap_perf_unwatch_execs(void)
 	/* pairs with the handlers that were running: none runs after this */
 	tracepoint_synchronize_unregister();
 	_hwtap_exec_tp = NULL;
-	cancel_work_sync(&_hwtap_exec_work);
-	while (_hwtap_exec_len)
-		put_task_struct(_hwtap_exec_queue[--_hwtap_exec_len].task);
+	/* a task_work runs as its task leaves exec() or exits, soon; not while a debugger
+	 * keeps the task stopped at its exec: then we wait, and say so */
+	if (!wait_event_timeout(_hwtap_exec_idle, !atomic_read(&_hwtap_exec_pending), 5 * HZ)) {
+		_hwtap_warn("waiting for %d processes that executed a followed program to leave "
+			    "exec() (stopped by a debugger?) before the session can stop",
+			    atomic_read(&_hwtap_exec_pending));
+		wait_event(_hwtap_exec_idle, !atomic_read(&_hwtap_exec_pending));
+	}
+	/* the last task_works are past their wake, maybe not yet out of their code */
+	synchronize_rcu_tasks();
 }
 
 /* A .process("PATH") probe: PATH resolved, and its event known to be creatable here.
@@ -747,6 +808,8 @@ static int _hwtap_perf_start_exec(struct hwtap_perf *p)
 		p->exec.dentry = NULL;
 		return _hwtap_perf_failed(p, rc, "cannot find %s (%d)", p->exec_path, rc);
 	}
+	p->attr.size = sizeof(p->attr);
+	p->attr.inherit = 1;
 	/* the PMU may not have the event at all */
 	attr.size = sizeof(attr);
 	attr.disabled = 1;

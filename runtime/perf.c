@@ -137,6 +137,7 @@ struct hwtap_perf {
 	struct path exec;			/* exec_path, resolved at start */
 	struct perf_event *held;		/* exec_path: a disabled event, start to stop */
 	atomic_t tasks_missed;			/* execs of exec_path not followed */
+	bool pinned_lost;			/* a pinned event found in error state */
 	atomic64_t count;			/* counting: the snapshot @perf reads, scaled */
 	atomic64_t enabled, running;		/* counting: the snapshot's times (ns) */
 	struct hwtap_perf_sum released;		/* counting: what released events read */
@@ -219,7 +220,8 @@ static const char *_hwtap_perf_reason(int rc)
 	case -ENOMEM:
 		return "ENOMEM: out of memory";
 	case -ENOSPC:
-		return "ENOSPC: no free hardware counter";
+		return "ENOSPC: no free hardware counter (a pinned event must have one to itself "
+		       "all the time)";
 	default:
 		return "the kernel refused it";
 	}
@@ -243,10 +245,19 @@ static void _hwtap_perf_publish(struct hwtap_perf *p, const struct hwtap_perf_su
 	atomic64_set(&p->count, _hwtap_perf_scaled(sum));
 }
 
+/* Whether EVENT is pinned and was put in error state: the PMU could not keep it on (its
+ * counters taken by other pinned or exclusive events), and it stopped counting. */
+static bool _hwtap_perf_pinned_lost(struct perf_event *event)
+{
+	return event->attr.pinned && READ_ONCE(event->state) == PERF_EVENT_STATE_ERROR;
+}
+
 /* Releases one of P's events; a counting one's count is kept. _hwtap_perf_lock held. */
 static void _hwtap_perf_release(struct hwtap_perf *p, struct perf_event *event)
 {
 	lockdep_assert_held(&_hwtap_perf_lock);
+	if (_hwtap_perf_pinned_lost(event))
+		p->pinned_lost = true;
 	if (!p->handler)
 		_hwtap_perf_read(&p->released, event);
 	/* returns once the event is off its CPU: its handler no longer runs */
@@ -360,6 +371,12 @@ static int _hwtap_perf_fill_cpu(struct hwtap_perf *p, unsigned int cpu)
 		return 0;
 	p->attr.size = sizeof(p->attr);
 	event = perf_event_create_kernel_counter(&p->attr, cpu, NULL, p->handler, NULL);
+	/* a CPU's event is scheduled as it is created: pinned, it is on the PMU now, or
+	 * in error for good */
+	if (!IS_ERR(event) && _hwtap_perf_pinned_lost(event)) {
+		perf_event_release_kernel(event);
+		event = ERR_PTR(-ENOSPC);
+	}
 	spin_lock(&_hwtap_perf_cpus_lock);
 	if (c->gen != gen) {		/* CPU went offline meanwhile */
 		spin_unlock(&_hwtap_perf_cpus_lock);
@@ -490,6 +507,10 @@ static void _hwtap_perf_stop_one(struct hwtap_perf *p)
 	}
 	if (p->events)
 		_hwtap_perf_stop_cpus(p);
+	if (p->pinned_lost)
+		_hwtap_warn("%s (%s): pinned, but the PMU could not keep its event on (its counters "
+			    "taken by other pinned or exclusive events): from then on it did not "
+			    "count", p->c.point, p->c.where);
 	if (p->handler || !p->c.created)
 		return;
 	_hwtap_perf_publish(p, &p->released);

@@ -6,7 +6,8 @@
  *   perf.events("NAME")          an event named as libpfm4 names it
  *
  * each followed by at most one of each modifier: .sample(N) or .hz(F), .process or
- * .process("PATH"), .counter("NAME") (a counting event read with @perf("NAME")).
+ * .process("PATH"), .counter("NAME") (a counting event read with @perf("NAME")),
+ * .pinned (always on the PMU, never taking turns with other events).
  * perf_point_event() tells pass 3 which counter a point selects. perf.events names are
  * encoded by libpfm4 (pmu.c) when the point is checked, and listed by perf_list().
  */
@@ -39,6 +40,7 @@ static const PointShape perf_shapes[] = {
 	{"perf.type(number).config(number).process"},
 	{"perf.type(number).config(number).process(string)"},
 	{"perf.type(number).config(number).counter(string)"},
+	{"perf.type(number).config(number).pinned"},
 	{"perf.events(string)", .values_listed = true},
 	{"perf.cycles(number)"}, {"perf.cpu_cycles(number)"}, {"perf.instructions(number)"},
 	{"perf.cache_references(number)"}, {"perf.cache_misses(number)"},
@@ -79,6 +81,7 @@ static bool arg_is(Component *c, NodeKind kind)
 static void check_modifiers(ProbePoint *pp, int from)
 {
 	Component *seen_rate = NULL, *seen_process = NULL, *seen_counter = NULL;
+	Component *seen_pinned = NULL;
 	for (int i = from; i < pp->comps.len; i++) {
 		Component *c = pp->comps.data[i];
 		Component **slot = NULL;
@@ -98,15 +101,20 @@ static void check_modifiers(ProbePoint *pp, int from)
 		} else if (!strcmp(c->name, "counter")) {
 			slot = &seen_counter;
 			ok = arg_is(c, N_STR) && c->arg->str_len > 0;
+		} else if (!strcmp(c->name, "pinned")) {
+			slot = &seen_pinned;
+			ok = !c->has_parens;
 		} else {
 			error_at(c->tok, "unknown perf probe modifier '.%s': expected .sample(N), "
-				 ".hz(N), .process, .process(\"PATH\") or .counter(\"NAME\")", c->name);
+				 ".hz(N), .process, .process(\"PATH\"), .counter(\"NAME\") or .pinned",
+				 c->name);
 			continue;
 		}
 		if (!ok)
 			error_at(c->tok, "wrong argument for perf probe modifier '.%s': expected %s",
 				 c->name, !strcmp(c->name, "process") ? "none or a path string" :
-				 !strcmp(c->name, "counter") ? "a counter name string" : "a number");
+				 !strcmp(c->name, "counter") ? "a counter name string" :
+				 !strcmp(c->name, "pinned") ? "none" : "a number");
 		if (*slot)
 			error_at(c->tok, "perf probe modifier '.%s' conflicts with '.%s' before it",
 				 c->name, (*slot)->name);
@@ -235,6 +243,8 @@ const char *perf_point_event(ProbePoint *pp, PerfEvent *ev)
 			ev->freq = c->arg->num;
 		} else if (!strcmp(c->name, "counter")) {
 			ev->counter = c->arg->str;
+		} else if (!strcmp(c->name, "pinned")) {
+			ev->pinned = true;
 		} else if (!c->arg) {
 			ev->target = true;      /* .process */
 		} else {

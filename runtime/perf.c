@@ -6,8 +6,10 @@
  * generated module.c after session.h, like the runtime's headers.
  *
  * The module describes its probes in a table and calls
- *   _hwtap_perf_start(table, n)  from hwtap_start(): 0, or -errno after reporting which
- *                                probe failed on which CPU and why; nothing is left behind
+ *   _hwtap_perf_start(table, n, live)  from hwtap_start(): 0, or -errno after reporting
+ *                                which probe failed on which CPU and why; nothing is left
+ *                                behind. live: a probe other than end and error reads a
+ *                                counter, so the snapshot is refreshed (see below)
  *   _hwtap_perf_stop(table, n)   from hwtap_stop(): every event released. Once it returns
  *                                no overflow handler of the table runs any more.
  *
@@ -58,7 +60,10 @@
  * do, and the exported API has no lock-free read (perf_event_read_local is not exported).
  * So a work item refreshes a snapshot of each counter, the sum over its CPUs, every
  * HWTAP_PERF_REFRESH_MS in process context, and @perf reads the snapshot (an atomic64):
- * at most that old, plus the workqueue's delay. The counts of events released by CPU
+ * at most that old, plus the workqueue's delay. Only if something reads it while the
+ * session runs: when only end and error probes read counters, nothing is refreshed (no
+ * work item, no cross-CPU reads, however long the session); reading ctl (hwtap-run -L)
+ * takes a snapshot then and there. The counts of events released by CPU
  * hotplug are kept, and _hwtap_perf_stop() reads every event once more as it releases
  * it: the end probes see the exact totals.
  *
@@ -151,6 +156,7 @@ static void _hwtap_perf_unwatch_execs(void);
 
 static struct hwtap_perf *_hwtap_perf_table;
 static int _hwtap_perf_n;
+static bool _hwtap_perf_live;		/* counters are read while the session runs */
 /* Events are created, read and released under it (see Locks above). */
 static DEFINE_MUTEX(_hwtap_perf_lock);
 static DEFINE_SPINLOCK(_hwtap_perf_cpus_lock);
@@ -906,6 +912,8 @@ static size_t _hwtap_perf_ctl(char *buf, size_t len)
 	size_t n = 0;
 	int i;
 
+	/* ctl is read in process context: the values as of now, refreshed or not */
+	_hwtap_perf_snapshot();
 	for (i = 0; i < _hwtap_perf_n; i++) {
 		struct hwtap_perf *p = &_hwtap_perf_table[i];
 
@@ -919,10 +927,11 @@ static size_t _hwtap_perf_ctl(char *buf, size_t len)
 	return n;
 }
 
-static int _hwtap_perf_start(struct hwtap_perf *table, int n)
+static int _hwtap_perf_start(struct hwtap_perf *table, int n, bool live)
 {
 	int i, rc;
 
+	_hwtap_perf_live = live;
 	_hwtap_perf_table = table;
 	_hwtap_perf_n = n;
 	WRITE_ONCE(_hwtap_ctl_more, _hwtap_perf_ctl);
@@ -954,7 +963,7 @@ static int _hwtap_perf_start(struct hwtap_perf *table, int n)
 	if (rc)
 		goto fail;
 	_hwtap_choice_report(table, sizeof(*table), n);
-	if (_hwtap_perf_counting(table, n))
+	if (_hwtap_perf_live && _hwtap_perf_counting(table, n))
 		queue_delayed_work(system_highpri_wq, &_hwtap_perf_refresher, 0);
 	return 0;
 

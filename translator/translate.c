@@ -307,12 +307,23 @@ static void compare(Gen *g, StrBuf *sb, Node *n)
 			  a.buf, b.buf, n->op);
 }
 
+/* A counter read here (@perf, tapset/perf.stp's perf_enabled and perf_running): while
+ * the session runs unless in an end or error probe (a function may be called from any). */
+static void perf_read(Gen *g)
+{
+	const char *f = g->probe ? g->probe->family->name : "";
+	if (strcmp(f, "end") && strcmp(f, "error"))
+		g->perf_live = true;
+}
+
 /* Arguments into locals of the caller, then the callee's frame: a later argument that
  * calls a function would otherwise overwrite an earlier one in that frame. */
 static void call(Gen *g, StrBuf *sb, Node *n)
 {
 	Function *f = n->func;
 	char *fn = fn_name(g->s, f);
+	if (!strcmp(f->name, "perf_enabled") || !strcmp(f->name, "perf_running"))
+		perf_read(g);
 	StrBuf pre = {0}, copy = {0};
 	for (int i = 0; i < n->args.len; i++) {
 		Node *a = n->args.data[i];
@@ -534,6 +545,7 @@ void tr_expr(Gen *g, StrBuf *sb, Node *n)
 		context_var(g, sb, n);
 		return;
 	case N_AT_PERF:
+		perf_read(g);
 		sb_printf(sb, "_hwtap_perf_value(&hwtap_perfs[%d])",
 			  ptab_perf_counter_index(g->s, n->lhs->str));
 		return;
@@ -963,7 +975,8 @@ static void session_hooks(Gen *g, Session *s)
 	ptab_run_in_order(g, s, "begin");
 	tr_line(g, "\tmigrate_enable();");
 	if (nperf) {
-		tr_line(g, "\trc = _hwtap_perf_start(hwtap_perfs, %d);", nperf);
+		tr_line(g, "\trc = _hwtap_perf_start(hwtap_perfs, %d, %s);", nperf,
+			g->perf_live ? "true" : "false");
 		tr_line(g, "\tif (rc)");
 		tr_line(g, "\t\tgoto fail_%s;", nras ? "ras" : "free");
 	}

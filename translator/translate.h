@@ -30,6 +30,8 @@ typedef struct {
 	int ntries;                /* try statements so far, for unique labels */
 	bool batched;              /* a loop body's statements charge MAXACTION together */
 	VEC(Regex *) regexes;      /* the programs of =~ and !~, each distinct regex once */
+	bool perf_live;            /* a counter is read while the session runs, not only
+				    * by end and error probes: runtime/perf.c refreshes */
 } Gen;
 
 /* ---- translate.c ---------------------------------------------------------------------- */

@@ -106,7 +106,7 @@
 #define HWTAP_PERF_MAX_TASKS 1024	/* .process: tasks (threads of -x PID, execs of
 					 * PATH) followed per probe */
 #endif
-#define HWTAP_EXEC_QUEUE 64		/* execs waiting for the work item */
+#define HWTAP_EXEC_QUEUE 64		/* execs leaving exec() at once (task_works) */
 
 /* What counting events read: the count and the times (ns) the events were enabled and
  * running (on the PMU), summed. Running is less than enabled when the PMU had more events

@@ -37,6 +37,7 @@ packages=(
 	systemd                         # systemd-analyze verifies the unit (examples.exp, package.exp)
 	clang libclang-rt-14-dev        # libFuzzer runtime for make fuzz
 	libelf-dev libpfm4-dev
+	libdw-dev                       # process("PATH") probes: functions and variables from DWARF
 	zlib1g-dev                      # static libelf.a needs libz.a (loader/hwtap-run is static)
 	systemtap                       # its tapset is the parse corpus
 	systemtap-doc                   # its example scripts are too

@@ -97,6 +97,7 @@
 #include <linux/wait.h>
 
 #include "choice.h"
+#include "compat.h"
 #include "tracepoint.h"
 
 #ifndef HWTAP_PERF_REFRESH_MS
@@ -167,6 +168,81 @@ static struct work_struct _hwtap_perf_fill_work;
 static inline int64_t _hwtap_perf_value(struct hwtap_perf *p)
 {
 	return atomic64_read(&p->count);
+}
+
+/* A counting event's overflow handler: never called (it has no sample period), but with
+ * one the kernel keeps the event's context pointer, P, and copies both to the events
+ * children inherit: how _hwtap_perf_value_self() knows a task's event of P. */
+static void _hwtap_perf_count_only(struct perf_event *event, struct perf_sample_data *data,
+				 struct pt_regs *regs)
+{
+}
+
+static perf_overflow_handler_t _hwtap_perf_handler(struct hwtap_perf *p)
+{
+	return p->handler ? p->handler : _hwtap_perf_count_only;
+}
+
+/* TASK's own event of P (created for it or inherited from the task it came from), read
+ * in place: TASK is current and interrupts are off, so the event is this CPU's while
+ * TASK runs here, and its context cannot be switched away. Whether TASK has one. */
+static bool _hwtap_perf_read_task(struct hwtap_perf *p, struct task_struct *task, u64 *value)
+{
+	struct perf_event_context *ctx;
+	struct perf_event *event;
+	bool found = false;
+	int i;
+
+	lockdep_assert_irqs_disabled();
+	rcu_read_lock();	/* a context is freed after a grace period */
+	for (i = 0; i < _HWTAP_TASK_PERF_CTXS && !found; i++) {
+		ctx = READ_ONCE(_hwtap_task_perf_ctx(task, i));
+		if (!ctx)
+			continue;
+		raw_spin_lock(&ctx->lock);
+		list_for_each_entry(event, &ctx->event_list, event_entry) {
+			if (event->overflow_handler_context != p)
+				continue;
+			if (event->state == PERF_EVENT_STATE_ACTIVE &&
+			    event->oncpu == smp_processor_id())
+				event->pmu->read(event);
+			*value = local64_read(&event->count);
+			found = true;
+			break;
+		}
+		raw_spin_unlock(&ctx->lock);
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/* @perf("NAME") in a process probe's handler (task context, preemption disabled): the
+ * calling thread's own count, exact and unscaled, read in place with no IPI and no
+ * wait; for a system-wide counter, this CPU's. A counter the thread has no event of
+ * (a .process counter of another process) reads the snapshot, as elsewhere. */
+static __maybe_unused int64_t _hwtap_perf_value_self(struct hwtap_perf *p)
+{
+	struct perf_event *event;
+	unsigned long flags;
+	bool found = false;
+	u64 value = 0;
+
+	local_irq_save(flags);
+	if (p->target || p->exec_path) {
+		found = _hwtap_perf_read_task(p, current, &value);
+	} else if (p->events) {
+		/* the CPU is online while we run on it: its slot's event stays */
+		event = READ_ONCE(this_cpu_ptr(p->events)->event);
+		if (event) {
+			if (event->state == PERF_EVENT_STATE_ACTIVE &&
+			    event->oncpu == smp_processor_id())
+				event->pmu->read(event);
+			value = local64_read(&event->count);
+			found = true;
+		}
+	}
+	local_irq_restore(flags);
+	return found ? (int64_t)min_t(u64, value, S64_MAX) : _hwtap_perf_value(p);
 }
 
 /* The counter .counter("NAME") of the session, or NULL; any context. */
@@ -376,7 +452,7 @@ static int _hwtap_perf_fill_cpu(struct hwtap_perf *p, unsigned int cpu)
 	if (!want)
 		return 0;
 	p->attr.size = sizeof(p->attr);
-	event = perf_event_create_kernel_counter(&p->attr, cpu, NULL, p->handler, NULL);
+	event = perf_event_create_kernel_counter(&p->attr, cpu, NULL, _hwtap_perf_handler(p), p);
 	/* a CPU's event is scheduled as it is created: pinned, it is on the PMU now, or
 	 * in error for good */
 	if (!IS_ERR(event) && _hwtap_perf_pinned_lost(event)) {
@@ -560,7 +636,7 @@ static int _hwtap_perf_add_task(struct hwtap_perf *p, struct task_struct *task)
 	int rc = 0;
 
 	/* P's attr has its size and inherit set at start: tasks come here at once */
-	event = perf_event_create_kernel_counter(&p->attr, -1, task, p->handler, NULL);
+	event = perf_event_create_kernel_counter(&p->attr, -1, task, _hwtap_perf_handler(p), p);
 	if (IS_ERR(event))
 		return PTR_ERR(event);
 	mutex_lock(&_hwtap_perf_lock);	/* the refresher reads tasks */

@@ -217,6 +217,7 @@ struct Node {
 	VEC(Node *) args;
 	VEC(TargetComp *) comps;
 	const char *pretty;     /* "$" or "$$" after a chain */
+	struct UTarget *plan;   /* a process probe's $var: the C that reads it (sema) */
 	/* foreach ([keys] in array[slice] sort limit N) with optional value = binding */
 	Node *value;            /* N_VAR bound to the element value, or NULL */
 	VEC(Node *) keys;       /* N_VAR each */
@@ -238,6 +239,7 @@ struct Component {
 
 struct ProbePoint {
 	VEC(Component *) comps;
+	struct USite *site;              /* a process probe's function, once concrete */
 	bool optional;          /* ? */
 	bool sufficient;        /* ! */
 	Node *cond;             /* if (expr) */
@@ -357,6 +359,10 @@ struct ProbeFamily {
 	/* Adds concrete points matching a pattern for -l (perf.events("*")), with what -L
 	 * says of each when WITH_VARS; may be NULL. */
 	void (*list)(const char *pattern, bool with_vars, Session *s, Vec *out);
+	/* The concrete points pp stands for (one per function a glob matches), appended
+	 * to OUT; how many. None: an error said why, unless QUIET (an optional point).
+	 * NULL: pp itself is the one point. */
+	int (*expand)(const ProbeFamily *f, ProbePoint *pp, Session *s, bool quiet, Vec *out);
 };
 
 extern const ProbeFamily *const probe_families[];
@@ -415,6 +421,60 @@ extern const PerfExclude perf_excludes[];
 
 const char *perf_point_event(ProbePoint *pp, PerfEvent *ev);
 char *perf_attr_string(const PerfEvent *ev);     /* "type 4 config 0xc0 ...", for -p2 */
+
+/* ---- elf.c, dwarf.c: user-space programs (process("PATH") probes) --------------------- */
+
+typedef struct UProgram UProgram;       /* an ELF file, opened once per run */
+typedef struct Elf Elf;
+
+/* A function of a program: from its DWARF, or from its symbol table (dwarf false). */
+typedef struct UFunc {
+	char *name;
+	char *file;                      /* where DWARF says it is declared, or NULL */
+	int line;
+	uint64_t entry;                  /* its first instruction, a link-time address */
+	uint64_t body;                   /* where its prologue ends: entry without DWARF */
+	uint64_t die;                    /* its DIE's offset in .debug_info */
+	bool dwarf;
+} UFunc;
+
+/* The C that reads a context variable: placeholders \001K\002 for the K-th index
+ * expression and \001T\002 for a string temporary, filled in pass 3. */
+typedef struct UTarget {
+	Type type;                       /* TY_LONG or TY_STRING */
+	char *c;
+	VEC(Node *) indexes;
+} UTarget;
+
+char *uprog_resolve(const char *path);          /* $PATH lookup of a bare name, or NULL */
+UProgram *uprog_open(Session *s, const char *path, const char **why);
+const char *uprog_path(UProgram *p);
+bool uprog_is_pie(UProgram *p);
+uint16_t uprog_machine(UProgram *p);
+Elf *uprog_elf(UProgram *p);
+void **uprog_dwarf_slot(UProgram *p, bool **tried);    /* dwarf.c's state of P */
+bool uprog_offset(UProgram *p, uint64_t vaddr, uint64_t *off);
+void uprog_symbol_functions(UProgram *p, const char *name, Vec *out);
+bool uprog_has_dwarf(UProgram *p);
+void uprog_functions(UProgram *p, const char *name, const char *file, int line, Vec *out);
+UTarget *dwarf_target(UProgram *p, UFunc *f, uint64_t pc, bool ret, Node *n,
+		      const char **why, Token **where);
+void dwarf_var_names(UProgram *p, UFunc *f, uint64_t pc, bool parms, bool locals, Vec *out);
+
+/* ---- probe_process.c ------------------------------------------------------------------ */
+
+/* Where a process probe is: a function of a program, at its body or (ret) its entry. */
+typedef struct USite {
+	UProgram *prog;
+	UFunc *func;
+	bool ret;                        /* .return: a uretprobe on the function's entry */
+	uint64_t pc;                     /* the probe's link-time address */
+	uint64_t offset;                 /* and its offset in the file */
+} USite;
+
+USite *process_site(Probe *p);
+Type process_target(Probe *p, Node *n, bool report);
+bool process_var_list(Probe *p, Node *n, char **format, Vec *args);
 
 /* ---- probe_ras.c --------------------------------------------------------------------- */
 

@@ -3,7 +3,7 @@
  * SystemTap's wildcards, and the closest known spelling for a hint.
  *
  * A family lives in its own file (probe_begin.c, probe_timer.c, probe_perf.c,
- * probe_ras.c) and fills one ProbeFamily; adding a family touches that file and the
+ * probe_ras.c, probe_process.c) and fills one ProbeFamily; adding a family touches that file and the
  * table below.
  */
 #include "hwtap.h"
@@ -13,10 +13,11 @@
 
 extern const ProbeFamily begin_family, end_family, error_family, never_family;
 extern const ProbeFamily timer_family, perf_family, ras_family, trace_family;
+extern const ProbeFamily process_family;
 
 const ProbeFamily *const probe_families[] = {
 	&begin_family, &end_family, &error_family, &never_family,
-	&timer_family, &perf_family, &ras_family, &trace_family, NULL,
+	&timer_family, &perf_family, &ras_family, &trace_family, &process_family, NULL,
 };
 
 /* ---- shapes ----------------------------------------------------------------------------- */

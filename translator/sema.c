@@ -610,6 +610,35 @@ static void no_such_member(Ctx *c, Node *n, const char *vars, const char *base)
 			 " whose members hwtap knows (it reads struct mce's)" : "");
 }
 
+/* A process probe's $var, $var->member[i], $return, $$parms ...: from the program's DWARF. */
+static Type walk_process_target(Ctx *c, Node *n)
+{
+	bool report = c->report && !c->in_defined;
+	if (!strncmp(n->name, "$$", 2)) {
+		char *format;
+		Vec args = {0};
+		n->num = process_var_list(c->probe, n, &format, &args);
+		if (!n->num && report)
+			error_at(n->tok, "'%s' is not one of $$parms, $$locals, $$vars and $$return",
+				 n->name);
+		return n->num ? TY_STRING : TY_UNKNOWN;
+	}
+	for (int i = 0; i < n->comps.len; i++) {
+		TargetComp *tc = n->comps.data[i];
+		if (tc->kind == TC_INDEX)
+			walk(c, tc->index, TY_LONG);
+	}
+	Type t = process_target(c->probe, n, report);
+	n->num = t != TY_UNKNOWN;
+	bool pretty = n->pretty || n->name[1 + strcspn(n->name + 1, "$")];
+	if (n->num && pretty && report)
+		error_at(n->tok, "'%s%s' prints a structure, which hwtap does not yet; print its "
+			 "members or $$parms", n->name, n->pretty ? n->pretty : "");
+	if (n->num && c->lvalue && report)
+		error_at(n->tok, "context variable '%s' is read-only", n->name);
+	return t;
+}
+
 /* A context variable: one of the probe point's fields, as the family declares them. */
 static Type walk_target(Ctx *c, Node *n)
 {
@@ -619,6 +648,8 @@ static Type walk_target(Ctx *c, Node *n)
 				 n->name);
 		return TY_UNKNOWN;
 	}
+	if (!strcmp(c->probe->family->name, "process"))
+		return walk_process_target(c, n);
 	const PointShape *shape = c->probe->shape;
 	const char *vars = shape ? shape->context_vars : NULL;
 	bool trace = shape && trace_system(shape);
@@ -868,9 +899,11 @@ static Type walk_at(Ctx *c, Node *n)
 		return TY_LONG;
 	}
 	case N_AT_ENTRY:
-		if (c->report)
-			error_at(n->tok, "@entry is only meaningful in .return probes, which hwtap "
-				 "does not have");
+		if (c->report && c->probe && !strcmp(c->probe->family->name, "process") &&
+		    process_site(c->probe)->ret)
+			error_at(n->tok, "@entry is not supported by hwtap yet");
+		else if (c->report)
+			error_at(n->tok, "@entry is only meaningful in .return probes");
 		return TY_UNKNOWN;
 	case N_AT_PERF:
 		for (int i = 0; i < c->counters.len; i++)

@@ -56,6 +56,7 @@ static Node *copy_node(Node *n)
 	c->comps = comps;
 	c->sym = NULL;
 	c->func = NULL;
+	c->plan = NULL;
 	c->type = TY_UNKNOWN;
 	return c;
 }
@@ -294,8 +295,15 @@ static int expand(Derive *c, Expansion *e, ProbePoint *pp, int depth)
 			error_at(pp->tok, "%s", sh->unavailable);
 		return 0;
 	}
-	add_derived(c, e, pp, f, sh);
-	return 1;
+	if (!f->expand) {
+		add_derived(c, e, pp, f, sh);
+		return 1;
+	}
+	Vec points = {0};
+	int n = f->expand(f, pp, c->s, e->optional || pp->optional, &points);
+	for (int i = 0; i < points.len; i++)
+		add_derived(c, e, points.data[i], f, sh);
+	return n;
 }
 
 static void derive_user(Derive *c, Probe *user)

@@ -416,6 +416,10 @@ static void trace_parms(Gen *g, StrBuf *sb, Node *n)
  * $$system, $$parms, $$vars. Pass 2 checked that the probe's point has it. */
 static void context_var(Gen *g, StrBuf *sb, Node *n)
 {
+	if (g->probe && ptab_is_process(g->probe)) {
+		ptab_process_target(g, sb, n);
+		return;
+	}
 	if (!g->probe || !ptab_is_ras(g->probe)) {
 		tr_unsupported(n, "context variables");
 		return;
@@ -545,6 +549,12 @@ void tr_expr(Gen *g, StrBuf *sb, Node *n)
 		context_var(g, sb, n);
 		return;
 	case N_AT_PERF:
+		/* a process probe reads the calling thread's own count, exactly, in place */
+		if (g->probe && ptab_is_process(g->probe)) {
+			sb_printf(sb, "_hwtap_perf_value_self(&hwtap_perfs[%d])",
+				  ptab_perf_counter_index(g->s, n->lhs->str));
+			return;
+		}
 		perf_read(g);
 		sb_printf(sb, "_hwtap_perf_value(&hwtap_perfs[%d])",
 			  ptab_perf_counter_index(g->s, n->lhs->str));
@@ -840,6 +850,8 @@ static void probe_handler(Gen *g, Probe *p, int index, StrBuf *frames)
 	if (ptab_is_ras(p))
 		tr_line(g, "static void probe_%d(struct pt_regs *regs, "
 			"const struct hwtap_ras_record *rec)", index);
+	else if (ptab_is_process(p))
+		tr_line(g, "static void probe_%d(struct pt_regs *regs, unsigned long ubias)", index);
 	else
 		tr_line(g, "static void probe_%d(struct pt_regs *regs)", index);
 	tr_line(g, "{");
@@ -951,10 +963,11 @@ static void globals_storage(Gen *g)
 static void session_hooks(Gen *g, Session *s)
 {
 	int nperf = ptab_perf_table(g, s), nras = ptab_ras_table(g, s);
+	int nproc = ptab_process_table(g, s);
 	globals_storage(g);
 	tr_line(g, "static int hwtap_start(void)");
 	tr_line(g, "{");
-	if (nperf || nras)
+	if (nperf || nras || nproc)
 		tr_line(g, "\tint rc;");
 	tr_line(g, "\thwtap_contexts = (struct hwtap_context * __percpu *)"
 		"_hwtap_contexts_alloc(sizeof(struct hwtap_context));");
@@ -980,15 +993,25 @@ static void session_hooks(Gen *g, Session *s)
 		tr_line(g, "\tif (rc)");
 		tr_line(g, "\t\tgoto fail_%s;", nras ? "ras" : "free");
 	}
+	if (nproc) {
+		tr_line(g, "\t/* after the counters: a handler's @perf finds them */");
+		tr_line(g, "\trc = _hwtap_uprobes_start(hwtap_uprobes, %d);", nproc);
+		tr_line(g, "\tif (rc)");
+		tr_line(g, "\t\tgoto fail_%s;", nperf ? "perf" : nras ? "ras" : "free");
+	}
 	if (nras)
 		tr_line(g, "\t_hwtap_ras_go();");
 	ptab_timers_start(g, s);
 	tr_line(g, "\treturn 0;");
+	if (nproc && nperf) {
+		tr_line(g, "fail_perf: __attribute__((unused));");
+		tr_line(g, "\t_hwtap_perf_stop(hwtap_perfs, %d);", nperf);
+	}
 	if (nras) {
 		tr_line(g, "fail_ras: __attribute__((unused));");
 		tr_line(g, "\t_hwtap_ras_stop(hwtap_ras, %d);", nras);
 	}
-	if (nperf || nras) {
+	if (nperf || nras || nproc) {
 		tr_line(g, "fail_free: __attribute__((unused));");
 		tr_line(g, "\t_hwtap_contexts_free((void * __percpu *)hwtap_contexts);");
 		tr_line(g, "\thwtap_contexts = NULL;");
@@ -1000,6 +1023,8 @@ static void session_hooks(Gen *g, Session *s)
 	tr_line(g, "static void hwtap_stop(void)");
 	tr_line(g, "{");
 	ptab_timers_stop(g, s);
+	if (nproc)
+		tr_line(g, "\t_hwtap_uprobes_stop(hwtap_uprobes, %d);", nproc);
 	if (nras)
 		tr_line(g, "\t_hwtap_ras_stop(hwtap_ras, %d);", nras);
 	if (nperf)
@@ -1058,6 +1083,8 @@ static void prologue(Gen *g, Session *s, const char *name)
 		tr_line(g, "#include \"runtime/perf.c\"");
 		tr_line(g, "static struct hwtap_perf hwtap_perfs[%d];", nperf);
 	}
+	if (ptab_process_count(s))
+		tr_line(g, "#include \"runtime/uprobes.c\"");
 	int nras = ptab_ras_count(s);
 	if (nras) {
 		tr_line(g, "#include \"runtime/ras.c\"");

@@ -58,6 +58,7 @@ bool tr_has_side_effects(Node *n);
 bool ptab_is_timer(Probe *p);
 bool ptab_is_perf(Probe *p);
 bool ptab_is_ras(Probe *p);
+bool ptab_is_process(Probe *p);
 bool ptab_translatable(Probe *p);          /* false (and an error) if pass 3 has no code */
 bool ptab_body_runs(Probe *p);             /* not for never, nor for a counting perf probe */
 void ptab_timer(Gen *g, Probe *p, int index);            /* timer_INDEX and its callback */
@@ -70,6 +71,9 @@ int ptab_ras_count(Session *s);
 int ptab_perf_counter_index(Session *s, const char *name);   /* @perf("NAME")'s counter */
 int ptab_perf_table(Gen *g, Session *s);   /* hwtap_perfs[]; how many entries */
 int ptab_ras_table(Gen *g, Session *s);    /* hwtap_ras[]; how many entries */
+int ptab_process_count(Session *s);
+int ptab_process_table(Gen *g, Session *s);    /* hwtap_uprobes[]; how many entries */
+void ptab_process_target(Gen *g, StrBuf *sb, Node *n);   /* $var in a process probe */
 void ptab_run_in_order(Gen *g, Session *s, const char *family);  /* probe_N(NULL) calls */
 /* ---- translate_print.c ------------------------------------------------------------------ */
 

@@ -115,6 +115,11 @@ bool ptab_is_ras(Probe *p)
 	return p->shape && ras_source(p->shape);
 }
 
+bool ptab_is_process(Probe *p)
+{
+	return !strcmp(family_of(p), "process");
+}
+
 /* What pass 3 has no code for yet: reported once per probe. */
 bool ptab_translatable(Probe *p)
 {
@@ -123,7 +128,8 @@ bool ptab_translatable(Probe *p)
 	PerfEvent ev;
 	const char *why = ptab_is_perf(p) ? perf_point_event(pp, &ev) : NULL;
 	if (!strcmp(f, "begin") || !strcmp(f, "end") || !strcmp(f, "error") ||
-	    !strcmp(f, "never") || ptab_is_timer(p) || (ptab_is_perf(p) && !why) || ptab_is_ras(p))
+	    !strcmp(f, "never") || ptab_is_timer(p) || (ptab_is_perf(p) && !why) || ptab_is_ras(p) ||
+	    ptab_is_process(p))
 		return true;
 	/* at the point as the script wrote it, not in the tapset alias it went through */
 	Token *at = p->user_point->tok;
@@ -389,4 +395,79 @@ void ptab_run_in_order(Gen *g, Session *s, const char *family)
 	qsort(arr, list.len, sizeof(Ordered), by_priority);
 	for (int i = 0; i < list.len; i++)
 		tr_line(g, "\tprobe_%d(NULL);", arr[i].index);
+}
+/* ---- process probes: uprobes (runtime/uprobes.c) -------------------------------------- */
+
+int ptab_process_count(Session *s)
+{
+	int n = 0;
+	for (int i = 0; i < s->probes.len; i++)
+		n += ptab_is_process(s->probes.data[i]);
+	return n;
+}
+
+/* hwtap_uprobes[]: each process probe's file, offset and handler; how many entries. */
+int ptab_process_table(Gen *g, Session *s)
+{
+	int n = ptab_process_count(s);
+	if (!n)
+		return 0;
+	tr_line(g, "static struct hwtap_uprobe hwtap_uprobes[%d] = {", n);
+	for (int i = 0; i < s->probes.len; i++) {
+		Probe *p = s->probes.data[i];
+		if (!ptab_is_process(p))
+			continue;
+		USite *site = process_site(p);
+		const char *path = uprog_path(site->prog);
+		char *pp = probe_point_string(p->points.data[0]);
+		tr_line(g, "\t{ .path = %s, .offset = 0x%llx, .vaddr = 0x%llxUL, .ret = %s,",
+			tr_c_string(path, strlen(path)), (unsigned long long)site->offset,
+			(unsigned long long)site->pc, site->ret ? "true" : "false");
+		tr_line(g, "\t  .fire = probe_%d, .pp = %s },", i, tr_c_string(pp, strlen(pp)));
+	}
+	tr_line(g, "};");
+	tr_line(g, "%s", "");
+	return n;
+}
+
+/* $$parms, $$locals, $$vars, $$return: sprintf("a=%#x b=%#x", $a, $b). */
+static void process_var_list_c(Gen *g, StrBuf *sb, Node *n)
+{
+	char *format;
+	Vec args = {0};
+	if (!process_var_list(g->probe, n, &format, &args))
+		unreachable();
+	Node call = {.kind = N_CALL, .tok = n->tok, .name = "sprintf", .type = TY_STRING};
+	Node fmt = {.kind = N_STR, .tok = n->tok, .type = TY_STRING, .str = format,
+		    .str_len = strlen(format)};
+	vec_push(&call.args, &fmt);
+	for (int i = 0; i < args.len; i++)
+		vec_push(&call.args, args.data[i]);
+	tr_print(g, sb, &call, find_builtin("sprintf"));
+}
+
+/* A process probe's $var...: the C dwarf.c made in pass 2, its index expressions and
+ * string temporary filled in; a read fault leaves the handler with SystemTap's error. */
+void ptab_process_target(Gen *g, StrBuf *sb, Node *n)
+{
+	if (!strncmp(n->name, "$$", 2)) {
+		process_var_list_c(g, sb, n);
+		return;
+	}
+	UTarget *t = n->plan;
+	StrBuf c = {0};
+	sb_putn(&c, "", 0);
+	for (const char *p = t->c; *p; p++) {
+		if (*p != '\001') {
+			sb_putc(&c, *p);
+			continue;
+		}
+		if (p[1] == 'T')
+			sb_puts(&c, tr_temp(g));
+		else
+			tr_expr(g, &c, t->indexes.data[atoi(p + 1)]);
+		p = strchr(p, '\002');
+	}
+	sb_printf(sb, "({ %s __u = %s; if (unlikely(c->base.last_error)) %s __u; })",
+		  t->type == TY_STRING ? "const char *" : "int64_t", c.buf, tr_fail_at(n->tok));
 }

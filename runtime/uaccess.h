@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * uaccess.h - reading the current task's user memory from a probe handler, in any
+ * context (task, interrupt, NMI): copy_from_user_nofault() never sleeps nor takes a
+ * fault, it fails instead (an unmapped or swapped-out page, a kernel thread, an NMI
+ * where user access is not safe). A failure is SystemTap's "read fault" error, or its
+ * caller's. Used by process probes' $variables (uprobes.c) and the tapset's
+ * user_string(), user_long() ... (tapset/uconversions.stp).
+ */
+#ifndef HWTAP_UACCESS_H
+#define HWTAP_UACCESS_H
+
+#include <linux/mm.h>
+#include <linux/uaccess.h>
+
+/* Whether SIZE bytes at the task's ADDR were copied to DST. */
+static inline bool _hwtap_ucopy(void *dst, unsigned long addr, size_t size)
+{
+	return !copy_from_user_nofault(dst, (const void __user *)addr, size);
+}
+
+/* SIZE bytes (1, 2, 4 or 8) at the task's ADDR as a number, sign-extended when SIGNED;
+ * 0 and SystemTap's error when they cannot be read. */
+static int64_t _hwtap_uread_at(struct hwtap_context_base *b, unsigned long addr, int size,
+			       bool is_signed)
+{
+	union {
+		u8 b1;
+		u16 b2;
+		u32 b4;
+		u64 b8;
+	} v = {0};
+
+	if (b->last_error)
+		return 0;
+	if (!_hwtap_ucopy(&v, addr, size)) {
+		_hwtap_errorf(b, "read fault [man error::fault] at 0x%lx", addr);
+		return 0;
+	}
+	switch (size) {
+	case 1: return is_signed ? (int64_t)(s8)v.b1 : v.b1;
+	case 2: return is_signed ? (int64_t)(s16)v.b2 : v.b2;
+	case 4: return is_signed ? (int64_t)(s32)v.b4 : v.b4;
+	}
+	return (int64_t)v.b8;
+}
+#define _hwtap_uread(c, addr, size, is_signed) \
+	_hwtap_uread_at(&(c)->base, (unsigned long)(addr), size, is_signed)
+
+/* The string at the task's ADDR into BUF, at most MAX bytes before its NUL (BUF has room
+ * for MAX + 1), read a page at a time: a string that ends before an unmapped page reads.
+ * Its length, or -EFAULT (BUF then empty). */
+static long _hwtap_ucopy_string(char *buf, unsigned long addr, size_t max)
+{
+	size_t len = 0;
+
+	while (len < max) {
+		/* up to the end of the page: the next one may not be mapped */
+		size_t piece = min_t(size_t, max - len, PAGE_SIZE - ((addr + len) & ~PAGE_MASK));
+		char *nul;
+
+		if (!_hwtap_ucopy(buf + len, addr + len, piece)) {
+			buf[0] = '\0';
+			return -EFAULT;
+		}
+		nul = memchr(buf + len, '\0', piece);
+		if (nul)
+			return nul - buf;
+		len += piece;
+	}
+	buf[len] = '\0';
+	return len;
+}
+
+/* A char array of at most MAX bytes at the task's ADDR, as a string in BUF (MAXSTRINGLEN
+ * bytes); "" and SystemTap's error when it cannot be read. */
+static const char *_hwtap_ustring_at(struct hwtap_context_base *b, char *buf,
+				     unsigned long addr, unsigned long max)
+{
+	buf[0] = '\0';
+	if (!b->last_error &&
+	    _hwtap_ucopy_string(buf, addr, min_t(unsigned long, max, MAXSTRINGLEN - 1)) < 0)
+		_hwtap_errorf(b, "read fault [man error::fault] at 0x%lx", addr);
+	return buf;
+}
+#define _hwtap_ustring(c, buf, addr, max) \
+	_hwtap_ustring_at(&(c)->base, buf, (unsigned long)(addr), max)
+
+#endif /* HWTAP_UACCESS_H */

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * uprobes.c - process("PATH").function probes: one uprobe (or uretprobe, for .return)
+ * per probe, on PATH's inode at a file offset, registered when the session starts and
+ * unregistered when it stops. The kernel puts the breakpoint in every process that maps
+ * the file, now and later, and takes it out of children at fork; it runs the handler in
+ * the task that hit it, in process context. Included by the generated module.c after
+ * session.h (and after perf.c, when there are counters).
+ *
+ * The module describes its probes in a table and calls
+ *   _hwtap_uprobes_start(table, n)  from hwtap_start(), after the counters: 0, or -errno
+ *                                after reporting which probe failed and why; nothing is
+ *                                left registered then
+ *   _hwtap_uprobes_stop(table, n)   from hwtap_stop(), before the counters: once it
+ *                                returns no handler of the table runs or will run
+ *
+ * Handlers run with preemption disabled (the CPU's context is theirs, as an interrupt's
+ * is) and read the task's memory only through uaccess.h, without faulting: a bad pointer
+ * is an error ("read fault ... at ADDR", as SystemTap says), never a sleep or a fault.
+ * A return probe whose function has not returned when the session stops never fires:
+ * the kernel still returns the task to its caller (its return trampoline no longer finds
+ * the consumer), so the program runs on.
+ */
+#ifndef HWTAP_UPROBES_C
+#define HWTAP_UPROBES_C
+
+#include <linux/namei.h>
+#include <linux/path.h>
+#include <linux/ptrace.h>
+#include <linux/uaccess.h>
+#include <linux/uprobes.h>
+
+#include "compat.h"
+#include "uaccess.h"
+
+struct hwtap_uprobe {
+	/* set by the generated code */
+	const char *path;		/* the file, as the probe point names it */
+	loff_t offset;			/* the probe's offset in it */
+	unsigned long vaddr;		/* and its link-time address */
+	bool ret;			/* a uretprobe: .return */
+	void (*fire)(struct pt_regs *regs, unsigned long ubias);
+	const char *pp;			/* the probe point, for messages */
+	/* the runtime's */
+	struct uprobe_consumer uc;
+	struct path file;
+	struct uprobe *u;		/* 6.12: what unregistering takes */
+	bool registered;
+};
+
+/* The load bias is where the task has the probe minus where the file says it is. */
+static int _hwtap_uprobe_hit(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	struct hwtap_uprobe *up = container_of(uc, struct hwtap_uprobe, uc);
+
+	/* the kernel set the instruction pointer back to the breakpoint's address */
+	preempt_disable();
+	up->fire(regs, instruction_pointer(regs) - up->vaddr);
+	preempt_enable();
+	return 0;
+}
+
+static int _hwtap_uretprobe_hit(struct uprobe_consumer *uc, unsigned long func,
+				struct pt_regs *regs)
+{
+	struct hwtap_uprobe *up = container_of(uc, struct hwtap_uprobe, uc);
+
+	/* func: the task's address of the function, where the uretprobe is */
+	preempt_disable();
+	up->fire(regs, func - up->vaddr);
+	preempt_enable();
+	return 0;
+}
+
+static void _hwtap_uprobes_stop(struct hwtap_uprobe *table, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (table[i].registered)
+			_hwtap_uprobe_unregister(d_real_inode(table[i].file.dentry),
+						 table[i].offset, &table[i].uc, table[i].u);
+	/* no handler runs after this: the consumers' memory may go with the module */
+	_hwtap_uprobe_unregister_sync();
+	for (i = 0; i < n; i++) {
+		if (table[i].registered)
+			path_put(&table[i].file);
+		table[i].registered = false;
+	}
+}
+
+static const char *_hwtap_uprobe_reason(int rc)
+{
+	switch (rc) {
+	case -ENOENT:
+		return "no such file";
+	case -EINVAL:
+		return "the kernel refused the address (not an instruction it can probe, or "
+		       "the file changed since hwtap read it)";
+	case -EIO:
+		return "the file's file system cannot be probed";
+	case -ENOTSUPP:
+		return "uprobes cannot probe that instruction";
+	default:
+		return "the kernel refused it";
+	}
+}
+
+static int _hwtap_uprobes_start(struct hwtap_uprobe *table, int n)
+{
+	int i, rc;
+
+	for (i = 0; i < n; i++) {
+		struct hwtap_uprobe *up = &table[i];
+
+		rc = kern_path(up->path, LOOKUP_FOLLOW, &up->file);
+		if (!rc) {
+			if (up->ret)
+				up->uc.ret_handler = _hwtap_uretprobe_hit;
+			else
+				up->uc.handler = _hwtap_uprobe_hit;
+			rc = _hwtap_uprobe_register(d_real_inode(up->file.dentry), up->offset,
+						    &up->uc, &up->u);
+			if (rc)
+				path_put(&up->file);
+		}
+		if (rc) {
+			_hwtap_script_error("probe %s: cannot place a uprobe in %s at offset "
+					    "0x%llx: %s (%d)", up->pp, up->path,
+					    (unsigned long long)up->offset,
+					    _hwtap_uprobe_reason(rc), rc);
+			_hwtap_uprobes_stop(table, n);
+			return rc;
+		}
+		up->registered = true;
+	}
+	return 0;
+}
+
+/* ---- what handlers read ----------------------------------------------------------------- */
+
+/* DWARF register N of the task, from the registers the trap saved. */
+static __always_inline unsigned long _hwtap_dwreg(struct pt_regs *regs, int n)
+{
+#if defined(CONFIG_X86_64)
+	switch (n) {
+	case 0: return regs->ax;
+	case 1: return regs->dx;
+	case 2: return regs->cx;
+	case 3: return regs->bx;
+	case 4: return regs->si;
+	case 5: return regs->di;
+	case 6: return regs->bp;
+	case 7: return regs->sp;
+	case 8: return regs->r8;
+	case 9: return regs->r9;
+	case 10: return regs->r10;
+	case 11: return regs->r11;
+	case 12: return regs->r12;
+	case 13: return regs->r13;
+	case 14: return regs->r14;
+	case 15: return regs->r15;
+	case 16: return regs->ip;
+	}
+#elif defined(CONFIG_ARM64)
+	if (n >= 0 && n < 31)
+		return regs->regs[n];
+	if (n == 31)
+		return regs->sp;
+#endif
+	return 0;
+}
+
+#endif /* HWTAP_UPROBES_C */

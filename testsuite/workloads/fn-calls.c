@@ -1,0 +1,106 @@
+/* fn-calls.c - a program for process("PATH").function probes: functions called a known
+ * number of times with known arguments, of the kinds of values $variables read (ints,
+ * longs, chars, pointers, structures, arrays, strings), one that faults in a known
+ * number of pages per call, one that recurses, and one that another thread calls too.
+ *   fn-calls [ROUNDS [PAGES]]      (3 rounds of 4 pages by default)
+ * Round i (from 1) calls add(i, 10 * i), scale(&pt, i) with pt = {i, 2 * i, "pt", "tag"},
+ * sum(v, 4) with v = {i, i + 1, i + 2, i + 3}, greet("hello") and fresh(PAGES), which
+ * writes to each page of a new mapping (PAGES page faults), then fact(4) recursing to
+ * fact(1). It prints what it passed and got, so probes can be checked against it. The
+ * library functions fresh() calls run once before: its calls fault on their pages alone.
+ * Built with -O0 -g (the line below), statically, by runok.exp: /root/fn-calls there.
+ */
+// cflags: -O0 -g -static -pthread
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+struct point {
+	int x, y;
+	const char *name;
+	char tag[8];
+	struct point *next;
+};
+
+enum color { RED, GREEN = 5, BLUE = -1 };
+
+int add(int a, int b)
+{
+	int sum = a + b;
+	return sum;
+}
+
+long scale(struct point *p, long k)
+{
+	return (long)(p->x + p->y) * k;
+}
+
+int sum(int *v, int n)
+{
+	int total = 0;
+	for (int i = 0; i < n; i++)
+		total += v[i];
+	return total;
+}
+
+unsigned char greet(const char *who, enum color c, char initial, short small)
+{
+	return (unsigned char)(strlen(who) + c + initial + small);
+}
+
+long fresh(long pages)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, pages * page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	madvise(p, pages * page, MADV_NOHUGEPAGE);
+	for (long i = 0; i < pages; i++)
+		p[i * page] = 1;
+	munmap(p, pages * page);
+	return pages;
+}
+
+int fact(int n)
+{
+	return n <= 1 ? 1 : n * fact(n - 1);
+}
+
+static void *other(void *arg)
+{
+	(void)arg;
+	return (void *)(long)add(100, 200);
+}
+
+int main(int argc, char **argv)
+{
+	int rounds = argc > 1 ? atoi(argv[1]) : 3;
+	long pages = argc > 2 ? atol(argv[2]) : 4;
+	/* the library code fresh() runs, paged in first: its calls fault on their pages only */
+	long page = sysconf(_SC_PAGESIZE);
+	void *warm = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (warm != MAP_FAILED) {
+		madvise(warm, page, MADV_NOHUGEPAGE);
+		munmap(warm, page);
+	}
+	for (int i = 1; i <= rounds; i++) {
+		struct point pt = {i, 2 * i, "pt", "tag", NULL};
+		int v[4] = {i, i + 1, i + 2, i + 3};
+		printf("add(%d, %d) = %d\n", i, 10 * i, add(i, 10 * i));
+		printf("scale(%d %d %s %s, %d) = %ld\n", pt.x, pt.y, pt.name, pt.tag, i,
+		       scale(&pt, i));
+		printf("sum(%d..%d) = %d\n", v[0], v[3], sum(v, 4));
+		printf("greet = %d\n", greet("hello", GREEN, 'h', -2));
+		printf("fresh(%ld) = %ld\n", pages, fresh(pages));
+		printf("fact(4) = %d\n", fact(4));
+	}
+	pthread_t t;
+	void *r;
+	if (!pthread_create(&t, NULL, other, NULL) && !pthread_join(t, &r))
+		printf("thread add = %ld\n", (long)r);
+	return 0;
+}

@@ -1,0 +1,228 @@
+/* probe_process.c - functions of user-space programs, through the kernel's uprobes:
+ *
+ *   process("PATH").function("NAME")          where NAME's prologue ends, in every
+ *   process("PATH").function("NAME").call     process that runs PATH (a program or a
+ *   process("PATH").function("NAME").return   shared library), and as NAME returns
+ *   process.function("NAME") ...              the same in the program of -c CMD
+ *
+ * NAME is a glob ("*", "str*"), optionally "NAME@FILE" (FILE a glob of the declaring
+ * source file, or of its tail) and "NAME@FILE:LINE" (the declaring line). Functions come
+ * from the program's DWARF, else from its symbol table (then without context variables).
+ * One derived probe per function matched, its point naming it concretely
+ * (function("add@/src/calc.c:12")), as SystemTap elaborates them; sema.c asks dwarf.c
+ * for the C of each $variable at that function's probe address.
+ */
+#include "hwtap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const PointShape process_shapes[] = {
+	{"process(string).function(string)"},
+	{"process(string).function(string).call"},
+	{"process(string).function(string).return"},
+	{"process.function(string)"},
+	{"process.function(string).call"},
+	{"process.function(string).return"},
+	{NULL},
+};
+
+/* The program the point names: its PATH, or the program -c runs. */
+static char *program_path(ProbePoint *pp, Session *s, Token **tok)
+{
+	Component *c = pp->comps.data[0];
+	*tok = c->arg ? c->arg->tok : c->tok;
+	if (c->arg)
+		return c->arg->str;
+	if (!s->command)
+		return NULL;
+	size_t skip = strspn(s->command, " \t");
+	return xstrndup(s->command + skip, strcspn(s->command + skip, " \t;|&<>()"));
+}
+
+/* "NAME@FILE:LINE" into its parts; false if LINE is not a number. */
+static bool split_function(const char *spec, char **name, char **file, int *line)
+{
+	const char *at = strchr(spec, '@');
+	*name = xstrndup(spec, at ? (size_t)(at - spec) : strlen(spec));
+	*file = NULL;
+	*line = 0;
+	if (!at)
+		return true;
+	const char *colon = strrchr(at, ':');
+	*file = xstrndup(at + 1, colon ? (size_t)(colon - at - 1) : strlen(at + 1));
+	if (!colon)
+		return true;
+	char *end;
+	long n = strtol(colon + 1, &end, 10);
+	if (end == colon + 1 || *end || n <= 0)
+		return false;
+	*line = (int)n;
+	return true;
+}
+
+static ProbePoint *concrete_point(ProbePoint *pp, const char *path, UFunc *f)
+{
+	ProbePoint *np = xalloc(sizeof(*np));
+	*np = *pp;
+	np->comps = (Vec){0};
+	for (int i = 0; i < pp->comps.len; i++) {
+		Component *c = xalloc(sizeof(*c));
+		*c = *(Component *)pp->comps.data[i];
+		const char *str = NULL;
+		if (i == 0)
+			str = path;
+		else if (i == 1)
+			str = f->file ? xformat("%s@%s:%d", f->name, f->file, f->line) : f->name;
+		if (str) {
+			Node *arg = new_node(N_STR, c->arg ? c->arg->tok : c->tok);
+			arg->str = xstrdup(str);
+			arg->str_len = strlen(str);
+			c->arg = arg;
+			c->has_parens = true;
+		}
+		vec_push(&np->comps, c);
+	}
+	return np;
+}
+
+/* One point per function PP's NAME matches in its program, each with its USite. */
+static int process_expand(const ProbeFamily *f, ProbePoint *pp, Session *s, bool quiet,
+			  Vec *out)
+{
+	(void)f;
+	Token *ptok;
+	char *given = program_path(pp, s, &ptok);
+	if (!given) {
+		if (!quiet)
+			error_at(ptok, "process.function needs a program: name it "
+				 "(process(\"PATH\").function) or give one with -c CMD");
+		return 0;
+	}
+	char *path = uprog_resolve(given);
+	if (!path) {
+		if (!quiet)
+			error_at(ptok, "no program '%s' in $PATH", given);
+		return 0;
+	}
+	const char *why;
+	UProgram *prog = uprog_open(s, path, &why);
+	if (!prog) {
+		if (!quiet)
+			error_at(ptok, "process(\"%s\"): %s", path, why);
+		return 0;
+	}
+	Component *fc = pp->comps.data[1];
+	char *name, *file;
+	int line;
+	if (!split_function(fc->arg->str, &name, &file, &line)) {
+		error_at(fc->arg->tok, "function(\"%s\"): the line after ':' must be a positive "
+			 "number", fc->arg->str);
+		return 0;
+	}
+	bool ret = pp->comps.len > 2 && !strcmp(((Component *)pp->comps.data[2])->name, "return");
+	Vec funcs = {0};
+	uprog_functions(prog, name, file, line, &funcs);
+	if (!funcs.len && !quiet) {
+		if (file && !uprog_has_dwarf(prog))
+			error_at(fc->arg->tok, "function(\"%s\"): '%s' has no debug information "
+				 "(built without -g?), so no source files: name the function alone",
+				 fc->arg->str, path);
+		else
+			error_at(fc->arg->tok, "no function matches \"%s\" in '%s'%s", fc->arg->str,
+				 path, uprog_has_dwarf(prog) ? "" :
+				 " (no debug information: its symbol table's functions only)");
+		return 0;
+	}
+	for (int i = 0; i < funcs.len; i++) {
+		UFunc *fn = funcs.data[i];
+		USite *site = xalloc(sizeof(*site));
+		site->prog = prog;
+		site->func = fn;
+		site->ret = ret;
+		site->pc = ret ? fn->entry : fn->body;
+		if (!uprog_offset(prog, site->pc, &site->offset)) {
+			error_at(fc->arg->tok, "function '%s' at 0x%llx is in no executable segment "
+				 "of '%s'", fn->name, (unsigned long long)site->pc, path);
+			return 0;
+		}
+		ProbePoint *np = concrete_point(pp, path, fn);
+		np->site = site;
+		vec_push(out, np);
+	}
+	return funcs.len;
+}
+
+const ProbeFamily process_family = {
+	.name = "process",
+	.shapes = process_shapes,
+	.expand = process_expand,
+};
+
+/* The site of a derived probe of this family. */
+USite *process_site(Probe *p)
+{
+	return ((ProbePoint *)p->points.data[0])->site;
+}
+
+/* ---- context variables ------------------------------------------------------------------ */
+
+/* The type of $NAME... (N) in P's handler: the C to read it goes on N (n->plan), or an
+ * error when REPORT. */
+Type process_target(Probe *p, Node *n, bool report)
+{
+	USite *site = process_site(p);
+	const char *why = NULL;
+	Token *where = NULL;
+	UTarget *t = dwarf_target(site->prog, site->func, site->pc, site->ret, n, &why, &where);
+	n->plan = t;
+	if (!t) {
+		if (report)
+			error_at(where ? where : n->tok, "%s", why);
+		return TY_UNKNOWN;
+	}
+	return t->type;
+}
+
+/* $$parms, $$locals, $$vars and $$return: "a=0x1 b=0x2" as SystemTap prints them; the
+ * names of what N lists, as a format for sprintf and $NAME nodes for its arguments. */
+bool process_var_list(Probe *p, Node *n, char **format, Vec *args)
+{
+	USite *site = process_site(p);
+	const char *which = n->name + 2;
+	bool parms = !strcmp(which, "parms") || !strcmp(which, "vars");
+	bool locals = !strcmp(which, "locals") || !strcmp(which, "vars");
+	if (!parms && !locals && strcmp(which, "return"))
+		return false;
+	Vec names = {0};
+	if (!strcmp(which, "return")) {
+		if (site->ret)
+			vec_push(&names, "return");
+	} else {
+		dwarf_var_names(site->prog, site->func, site->pc, parms, locals, &names);
+	}
+	StrBuf f = {0};
+	sb_putn(&f, "", 0);
+	for (int i = 0; i < names.len; i++) {
+		Node *v = new_node(N_TARGET, n->tok);
+		v->name = xformat("$%s", (char *)names.data[i]);
+		const char *why = NULL;
+		Token *where = NULL;
+		UTarget *t = dwarf_target(site->prog, site->func, site->pc, site->ret, v, &why,
+					  &where);
+		v->plan = t;
+		v->type = t ? t->type : TY_UNKNOWN;
+		if (!strcmp(which, "return"))
+			sb_printf(&f, "return=");
+		else
+			sb_printf(&f, "%s%s=", f.len ? " " : "", (char *)names.data[i]);
+		if (!t) {
+			sb_puts(&f, "?");
+		} else {
+			sb_puts(&f, t->type == TY_STRING ? "%s" : "%#x");
+			vec_push(args, v);
+		}
+	}
+	*format = f.buf;
+	return true;
+}

@@ -537,8 +537,8 @@ static bool finish(Reader *r, Place *pl)
 					       r->var, type_name_of(&pl->type)));
 		is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
 	} else {
-		return fail(r, xformat("%s is %s: print its members (%s->NAME)", r->var,
-				       type_name_of(&pl->type), r->var));
+		return fail(r, xformat("%s is %s: print its members (->NAME)", r->var,
+				       type_name_of(&pl->type)));
 	}
 	if (size != 1 && size != 2 && size != 4 && size != 8)
 		return fail(r, xformat("%s is %d bytes, which hwtap does not read", r->var, size));
@@ -618,8 +618,8 @@ static bool variable(Reader *r, const char *name, UFunc *f, Place *pl)
 		sb_putn(&sb, "", 0);
 		for (int i = 0; i < names.len; i++)
 			sb_printf(&sb, "%s$%s", i ? " " : "", (char *)names.data[i]);
-		return fail(r, xformat("'$%s' is not a parameter or local of '%s' at 0x%llx%s%s",
-				       name, f->name, (unsigned long long)r->pc,
+		return fail(r, xformat("'$%s' is not a parameter or local of '%s' where the probe "
+				       "is%s%s", name, f->name,
 				       names.len ? "; it has " : " (it has none)", sb.buf));
 	}
 	Dwarf_Attribute a;
@@ -664,7 +664,7 @@ UTarget *dwarf_target(UProgram *p, UFunc *f, uint64_t pc, bool ret, Node *n,
 		}
 	} else if (ok && ret) {
 		ok = fail(&r, xformat("%s in a .return probe would be its value at entry, which "
-				      "needs @entry(%s): hwtap has no @entry yet", r.var, r.var));
+				      "needs @entry($%s): hwtap has no @entry yet", r.var, name));
 	} else if (ok) {
 		ok = variable(&r, name, f, &pl);
 	}
@@ -688,4 +688,59 @@ void dwarf_var_names(UProgram *p, UFunc *f, uint64_t pc, bool parms, bool locals
 	Reader r = {.var = "$$vars"};
 	if (open_function(&r, p, f, pc))
 		var_names(&r, parms, locals, out);
+}
+
+/* ---- -L: variables with their types ------------------------------------------------------ */
+
+/* A type as C spells it, the way SystemTap's -L shows it: "int", "struct point*",
+ * "char const*". */
+static char *type_string(Dwarf_Die *die, int depth)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die t;
+	if (!dwarf_attr_integrate(die, DW_AT_type, &a) || !dwarf_formref_die(&a, &t))
+		return "void";
+	if (depth > 8)
+		return "...";
+	const char *name = dwarf_diename(&t);
+	switch (dwarf_tag(&t)) {
+	case DW_TAG_pointer_type: return xformat("%s*", type_string(&t, depth + 1));
+	case DW_TAG_const_type: return xformat("%s const", type_string(&t, depth + 1));
+	case DW_TAG_volatile_type: return xformat("%s volatile", type_string(&t, depth + 1));
+	case DW_TAG_restrict_type: return type_string(&t, depth + 1);
+	case DW_TAG_array_type: return xformat("%s[]", type_string(&t, depth + 1));
+	case DW_TAG_structure_type: return xformat("struct %s", name ? name : "{...}");
+	case DW_TAG_union_type: return xformat("union %s", name ? name : "{...}");
+	case DW_TAG_enumeration_type: return xformat("enum %s", name ? name : "{...}");
+	case DW_TAG_subroutine_type: return "function";
+	}
+	return name ? xstrdup(name) : "?";
+}
+
+/* "$a:int $p:struct point*": F's parameters and locals at PC (and $return:TYPE for a
+ * .return probe), as -L lists them; "" without DWARF. */
+char *dwarf_var_list(UProgram *p, UFunc *f, uint64_t pc, bool ret)
+{
+	Reader r = {.var = "$$vars"};
+	StrBuf sb = {0};
+	sb_putn(&sb, "", 0);
+	if (!open_function(&r, p, f, pc))
+		return sb.buf;
+	if (ret) {
+		char *t = type_string(&r.func, 0);
+		if (strcmp(t, "void"))
+			sb_printf(&sb, "$return:%s", t);
+	}
+	Vec names = {0};
+	var_names(&r, true, true, &names);
+	Dwarf_Die *scopes = NULL;
+	int fn, n = scopes_at(&r, &scopes, &fn);
+	for (int i = 0; i < names.len && n; i++) {
+		Dwarf_Die var;
+		if (dwarf_getscopevar(scopes, n, names.data[i], 0, NULL, 0, 0, &var) >= 0)
+			sb_printf(&sb, "%s$%s:%s", sb.len ? " " : "", (char *)names.data[i],
+				  type_string(&var, 0));
+	}
+	free(scopes);
+	return sb.buf;
 }

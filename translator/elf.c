@@ -39,6 +39,15 @@ static const char *host_file(Session *s, const char *path)
 		const char *spec = s->vm_files.data[i], *colon = strchr(spec, ':');
 		if (colon && !strcmp(colon + 1, path))
 			return xstrndup(spec, colon - spec);
+		/* SRC:DIR/ copies SRC into DIR under its own name */
+		size_t dir = colon ? strlen(colon + 1) : 0;
+		if (dir && colon[dir] == '/' && !strncmp(colon + 1, path, dir) &&
+		    !strchr(path + dir, '/')) {
+			char *src = xstrndup(spec, colon - spec);
+			const char *base = strrchr(src, '/');
+			if (!strcmp(base ? base + 1 : src, path + dir))
+				return src;
+		}
 		if (!colon && !strcmp(spec, path))
 			return spec;
 	}

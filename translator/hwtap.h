@@ -460,6 +460,7 @@ void uprog_functions(UProgram *p, const char *name, const char *file, int line, 
 UTarget *dwarf_target(UProgram *p, UFunc *f, uint64_t pc, bool ret, Node *n,
 		      const char **why, Token **where);
 void dwarf_var_names(UProgram *p, UFunc *f, uint64_t pc, bool parms, bool locals, Vec *out);
+char *dwarf_var_list(UProgram *p, UFunc *f, uint64_t pc, bool ret);   /* for -L */
 
 /* ---- probe_process.c ------------------------------------------------------------------ */
 

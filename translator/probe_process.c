@@ -17,13 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* With a PATH and NAME, -l lists the functions (process_list), not these. */
 static const PointShape process_shapes[] = {
-	{"process(string).function(string)"},
-	{"process(string).function(string).call"},
-	{"process(string).function(string).return"},
-	{"process.function(string)"},
-	{"process.function(string).call"},
-	{"process.function(string).return"},
+	{"process(string).function(string)", .values_listed = true},
+	{"process(string).function(string).call", .values_listed = true},
+	{"process(string).function(string).return", .values_listed = true},
+	{"process.function(string)", .values_listed = true},
+	{"process.function(string).call", .values_listed = true},
+	{"process.function(string).return", .values_listed = true},
 	{NULL},
 };
 
@@ -153,10 +154,45 @@ static int process_expand(const ProbeFamily *f, ProbePoint *pp, Session *s, bool
 	return funcs.len;
 }
 
+/* -l 'process("PATH").function("NAME")[.return]': each function NAME matches, as pass 2
+ * names it; with -L, its variables where the probe would be ($a:int ...). */
+static void process_list(const char *pattern, bool with_vars, Session *s, Vec *out)
+{
+	static const char head[] = "process(\"", mid[] = "\").function(\"";
+	if (strncmp(pattern, head, strlen(head)))
+		return;
+	const char *path = pattern + strlen(head), *m = strstr(path, mid);
+	if (!m)
+		return;
+	const char *spec = m + strlen(mid), *end = strchr(spec, '"');
+	if (!end || end[1] != ')')
+		return;
+	const char *rest = end + 2;
+	bool ret = !strcmp(rest, ".return");
+	if (*rest && !ret && strcmp(rest, ".call"))
+		return;
+	char *file_path = uprog_resolve(xstrndup(path, m - path)), *name, *file;
+	int line;
+	const char *why;
+	UProgram *prog = file_path ? uprog_open(s, file_path, &why) : NULL;
+	if (!prog || !split_function(xstrndup(spec, end - spec), &name, &file, &line))
+		return;
+	Vec funcs = {0};
+	uprog_functions(prog, name, file, line, &funcs);
+	for (int i = 0; i < funcs.len; i++) {
+		UFunc *f = funcs.data[i];
+		char *fn = f->file ? xformat("%s@%s:%d", f->name, f->file, f->line) : f->name;
+		char *point = xformat("process(\"%s\").function(\"%s\")%s", file_path, fn, rest);
+		char *vars = with_vars ? dwarf_var_list(prog, f, ret ? f->entry : f->body, ret) : "";
+		vec_push(out, *vars ? xformat("%s %s", point, vars) : point);
+	}
+}
+
 const ProbeFamily process_family = {
 	.name = "process",
 	.shapes = process_shapes,
 	.expand = process_expand,
+	.list = process_list,
 };
 
 /* The site of a derived probe of this family. */

@@ -2,11 +2,14 @@
  * number of times with known arguments, of the kinds of values $variables read (ints,
  * longs, chars, pointers, structures, arrays, strings), one that faults in a known
  * number of pages per call, one that recurses, and one that another thread calls too.
- *   fn-calls [ROUNDS [PAGES]]      (3 rounds of 4 pages by default)
+ *   fn-calls [ROUNDS [PAGES [SPINS [NAP_MS]]]]   (3 rounds of 4 pages, no spins, no nap)
  * Round i (from 1) calls add(i, 10 * i), scale(&pt, i) with pt = {i, 2 * i, "pt", "tag"},
  * sum(v, 4) with v = {i, i + 1, i + 2, i + 3}, greet("hello") and fresh(PAGES), which
  * writes to each page of a new mapping (PAGES page faults), then fact(4) recursing to
- * fact(1). It prints what it passed and got, so probes can be checked against it. The
+ * fact(1), then spin(SPINS): SPINS rounds of a loop of two instructions (2 x SPINS user
+ * instructions and a few of its own). At the end, nap(NAP_MS) sleeps that long in a
+ * function (a script can end while the program is in it) and another thread calls
+ * add(100, 200). It prints what it passed and got, so probes can be checked against it. The
  * library functions fresh() calls run once before: its calls fault on their pages alone.
  * Built with -O0 -g (the line below), statically, by runok.exp: /root/fn-calls there.
  */
@@ -70,6 +73,24 @@ int fact(int n)
 	return n <= 1 ? 1 : n * fact(n - 1);
 }
 
+unsigned long spin(unsigned long n)
+{
+	if (!n)
+		return 0;
+#if defined(__aarch64__)
+	__asm__ volatile("1:\tsubs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
+#elif defined(__x86_64__)
+	__asm__ volatile("1:\tdec %0\n\tjnz 1b" : "+r"(n) : : "cc");
+#endif
+	return n;
+}
+
+int nap(int ms)
+{
+	usleep(ms * 1000);
+	return ms;
+}
+
 static void *other(void *arg)
 {
 	(void)arg;
@@ -80,6 +101,8 @@ int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 3;
 	long pages = argc > 2 ? atol(argv[2]) : 4;
+	unsigned long spins = argc > 3 ? strtoul(argv[3], NULL, 10) : 0;
+	int ms = argc > 4 ? atoi(argv[4]) : 0;
 	/* the library code fresh() runs, paged in first: its calls fault on their pages only */
 	long page = sysconf(_SC_PAGESIZE);
 	void *warm = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -97,7 +120,10 @@ int main(int argc, char **argv)
 		printf("greet = %d\n", greet("hello", GREEN, 'h', -2));
 		printf("fresh(%ld) = %ld\n", pages, fresh(pages));
 		printf("fact(4) = %d\n", fact(4));
+		printf("spin(%lu) = %lu\n", spins, spin(spins));
 	}
+	if (ms > 0)
+		printf("nap(%d) = %d\n", ms, nap(ms));
 	pthread_t t;
 	void *r;
 	if (!pthread_create(&t, NULL, other, NULL) && !pthread_join(t, &r))

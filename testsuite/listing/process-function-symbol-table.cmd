@@ -1,0 +1,2 @@
+# a program without debug information: its symbol table's functions, no variables
+-L 'process("/root/touch-pages").function("main")'

@@ -36,7 +36,7 @@ static VEC(UProgram *) opened;  /* each file once per run */
 static const char *host_file(Session *s, const char *path)
 {
 	for (int i = 0; s && i < s->vm_files.len; i++) {
-		const char *spec = s->vm_files.data[i], *colon = strchr(spec, ':');
+		const char *spec = s->vm_files.data[i], *colon = strrchr(spec, ':');
 		if (colon && !strcmp(colon + 1, path))
 			return xstrndup(spec, colon - spec);
 		/* SRC:DIR/ copies SRC into DIR under its own name */

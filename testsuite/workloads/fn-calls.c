@@ -11,7 +11,8 @@
  * function (a script can end while the program is in it) and another thread calls
  * add(100, 200). It prints what it passed and got, so probes can be checked against it. The
  * library functions fresh() calls run once before: its calls fault on their pages alone.
- * Built with -O0 -g (the line below), statically, by runok.exp: /root/fn-calls there.
+ * Built with -O0 -g (the line below), statically, by runok.exp: /root/fn-calls there;
+ * fn-calls-pie.c is the same program, position independent and dynamically linked.
  */
 // cflags: -O0 -g -static -pthread
 #include <pthread.h>
@@ -30,9 +31,12 @@ struct point {
 
 enum color { RED, GREEN = 5, BLUE = -1 };
 
+int add_calls;                  /* a variable of the unit: at a static address */
+
 int add(int a, int b)
 {
 	int sum = a + b;
+	add_calls++;
 	return sum;
 }
 

@@ -72,18 +72,4 @@ static long _hwtap_ucopy_string(char *buf, unsigned long addr, size_t max)
 	return len;
 }
 
-/* A char array of at most MAX bytes at the task's ADDR, as a string in BUF (MAXSTRINGLEN
- * bytes); "" and SystemTap's error when it cannot be read. */
-static const char *_hwtap_ustring_at(struct hwtap_context_base *b, char *buf,
-				     unsigned long addr, unsigned long max)
-{
-	buf[0] = '\0';
-	if (!b->last_error &&
-	    _hwtap_ucopy_string(buf, addr, min_t(unsigned long, max, MAXSTRINGLEN - 1)) < 0)
-		_hwtap_errorf(b, "read fault [man error::fault] at 0x%lx", addr);
-	return buf;
-}
-#define _hwtap_ustring(c, buf, addr, max) \
-	_hwtap_ustring_at(&(c)->base, buf, (unsigned long)(addr), max)
-
 #endif /* HWTAP_UACCESS_H */

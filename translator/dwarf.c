@@ -12,9 +12,9 @@
  * location hwtap cannot read (pieces, entry values, implicit pointers ...) is a pass-2
  * error naming the DWARF operation: never a wrong value.
  *
- * The generated C calls runtime/uprobes.c: _hwtap_dwreg(regs, N) (DWARF register N),
- * _hwtap_uread(c, addr, size, signed) and _hwtap_ustring(c, buf, addr, max), which read
- * the task's memory without faulting and report SystemTap's "read fault" errors.
+ * The generated C calls runtime/uprobes.c's _hwtap_dwreg(regs, N) (DWARF register N)
+ * and uaccess.h's _hwtap_uread(c, addr, size, signed), which reads the task's memory
+ * without faulting and reports SystemTap's "read fault" error.
  */
 #include "hwtap.h"
 
@@ -483,38 +483,20 @@ static bool index_into(Reader *r, Place *pl, TargetComp *tc)
 	return true;
 }
 
-static bool is_char(Dwarf_Die *t)
-{
-	Dwarf_Attribute a;
-	Dwarf_Word enc = 0;
-	return dwarf_tag(t) == DW_TAG_base_type && dwarf_bytesize(t) == 1 &&
-	       dwarf_attr(t, DW_AT_encoding, &a) && !dwarf_formudata(&a, &enc) &&
-	       (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char);
-}
-
-/* The place's value as a script sees it: a long (integers, enums, pointers) or a string
- * (an array of char). */
+/* The place's value as a script sees it, a long: integers, enums, pointers, and an
+ * array's address. */
 static bool finish(Reader *r, Place *pl)
 {
 	if (!pl->typed)
 		return fail(r, xformat("%s has no type (void)", r->var));
 	int tag = dwarf_tag(&pl->type);
 	if (tag == DW_TAG_array_type) {
-		Place elem;
-		Dwarf_Die arr = pl->type;
-		set_type(&arr, &elem);
-		if (!elem.typed || !is_char(&elem.type))
-			return fail(r, xformat("%s is an array: index it ([i]) to read an element",
-					       r->var));
-		Dwarf_Word size = 0;
-		if (dwarf_aggregate_size(&arr, &size) || !size)
-			size = 1 << 20;
+		/* as in SystemTap and C: its address (user_string($p->name) reads a char[]) */
 		if (!pl->addr)
 			return fail(r, xformat("%s is an array in registers, which hwtap does not "
 					       "read", r->var));
-		r->t->type = TY_STRING;
-		r->t->c = xformat("_hwtap_ustring(c, \001T\002, %s, %llu)", pl->addr,
-				  (unsigned long long)size);
+		r->t->type = TY_LONG;
+		r->t->c = xformat("((int64_t)(%s))", pl->addr);
 		return true;
 	}
 	bool is_signed = false;
@@ -645,8 +627,9 @@ static bool variable(Reader *r, const char *name, UFunc *f, Place *pl)
 }
 
 /* $NAME->...[...] (N_TARGET node N) at PC of function F, or $return in its .return
- * probe (RET): the C that reads it, or NULL and *WHY (at *WHERE, when not N's token). */
-UTarget *dwarf_target(UProgram *p, UFunc *f, uint64_t pc, bool ret, Node *n,
+ * probe (RET): the C that reads it (with ADDRESS, that takes its address: &$p->x), or
+ * NULL and *WHY (at *WHERE, when not N's token). */
+UTarget *dwarf_target(UProgram *p, UFunc *f, uint64_t pc, bool ret, Node *n, bool address,
 		      const char **why, Token **where)
 {
 	char *name = xstrndup(n->name + 1, strcspn(n->name + 1, "$"));
@@ -672,8 +655,17 @@ UTarget *dwarf_target(UProgram *p, UFunc *f, uint64_t pc, bool ret, Node *n,
 		TargetComp *tc = n->comps.data[i];
 		ok = tc->kind == TC_FIELD ? field(&r, &pl, tc) : index_into(&r, &pl, tc);
 	}
-	if (ok)
+	if (ok && address) {
+		if (pl.addr) {
+			r.t->type = TY_LONG;
+			r.t->c = xformat("((int64_t)(%s))", pl.addr);
+		} else {
+			ok = fail(&r, xformat("%s is not in memory here (a register or a "
+					      "constant): it has no address", r.var));
+		}
+	} else if (ok) {
 		ok = finish(&r, &pl);
+	}
 	if (!ok) {
 		*why = r.why;
 		*where = r.where;

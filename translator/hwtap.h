@@ -439,9 +439,9 @@ typedef struct UFunc {
 } UFunc;
 
 /* The C that reads a context variable: placeholders \001K\002 for the K-th index
- * expression and \001T\002 for a string temporary, filled in pass 3. */
+ * expression, filled in pass 3. */
 typedef struct UTarget {
-	Type type;                       /* TY_LONG or TY_STRING */
+	Type type;                       /* TY_LONG */
 	char *c;
 	VEC(Node *) indexes;
 } UTarget;
@@ -457,7 +457,7 @@ bool uprog_offset(UProgram *p, uint64_t vaddr, uint64_t *off);
 void uprog_symbol_functions(UProgram *p, const char *name, Vec *out);
 bool uprog_has_dwarf(UProgram *p);
 void uprog_functions(UProgram *p, const char *name, const char *file, int line, Vec *out);
-UTarget *dwarf_target(UProgram *p, UFunc *f, uint64_t pc, bool ret, Node *n,
+UTarget *dwarf_target(UProgram *p, UFunc *f, uint64_t pc, bool ret, Node *n, bool address,
 		      const char **why, Token **where);
 void dwarf_var_names(UProgram *p, UFunc *f, uint64_t pc, bool parms, bool locals, Vec *out);
 char *dwarf_var_list(UProgram *p, UFunc *f, uint64_t pc, bool ret);   /* for -L */
@@ -474,7 +474,7 @@ typedef struct USite {
 } USite;
 
 USite *process_site(Probe *p);
-Type process_target(Probe *p, Node *n, bool report);
+Type process_target(Probe *p, Node *n, Node *at, bool report);
 bool process_var_list(Probe *p, Node *n, char **format, Vec *args);
 
 /* ---- probe_ras.c --------------------------------------------------------------------- */

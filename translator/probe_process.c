@@ -203,15 +203,16 @@ USite *process_site(Probe *p)
 
 /* ---- context variables ------------------------------------------------------------------ */
 
-/* The type of $NAME... (N) in P's handler: the C to read it goes on N (n->plan), or an
- * error when REPORT. */
-Type process_target(Probe *p, Node *n, bool report)
+/* The type of $NAME... (N) in P's handler, or of &$NAME... (ADDRESS; the N_ADDR node is
+ * AT): the C to read it goes on AT (at->plan), or an error when REPORT. */
+Type process_target(Probe *p, Node *n, Node *at, bool report)
 {
 	USite *site = process_site(p);
 	const char *why = NULL;
 	Token *where = NULL;
-	UTarget *t = dwarf_target(site->prog, site->func, site->pc, site->ret, n, &why, &where);
-	n->plan = t;
+	UTarget *t = dwarf_target(site->prog, site->func, site->pc, site->ret, n, at != n, &why,
+				  &where);
+	at->plan = t;
 	if (!t) {
 		if (report)
 			error_at(where ? where : n->tok, "%s", why);
@@ -244,8 +245,8 @@ bool process_var_list(Probe *p, Node *n, char **format, Vec *args)
 		v->name = xformat("$%s", (char *)names.data[i]);
 		const char *why = NULL;
 		Token *where = NULL;
-		UTarget *t = dwarf_target(site->prog, site->func, site->pc, site->ret, v, &why,
-					  &where);
+		UTarget *t = dwarf_target(site->prog, site->func, site->pc, site->ret, v, false,
+					  &why, &where);
 		v->plan = t;
 		v->type = t ? t->type : TY_UNKNOWN;
 		if (!strcmp(which, "return"))
@@ -255,7 +256,7 @@ bool process_var_list(Probe *p, Node *n, char **format, Vec *args)
 		if (!t) {
 			sb_puts(&f, "?");
 		} else {
-			sb_puts(&f, t->type == TY_STRING ? "%s" : "%#x");
+			sb_puts(&f, "%#x");
 			vec_push(args, v);
 		}
 	}

@@ -610,8 +610,9 @@ static void no_such_member(Ctx *c, Node *n, const char *vars, const char *base)
 			 " whose members hwtap knows (it reads struct mce's)" : "");
 }
 
-/* A process probe's $var, $var->member[i], $return, $$parms ...: from the program's DWARF. */
-static Type walk_process_target(Ctx *c, Node *n)
+/* A process probe's $var, $var->member[i], $return, $$parms ... or (AT an N_ADDR node)
+ * &$var...: from the program's DWARF. */
+static Type walk_process_target(Ctx *c, Node *n, Node *at)
 {
 	bool report = c->report && !c->in_defined;
 	if (!strncmp(n->name, "$$", 2)) {
@@ -628,8 +629,10 @@ static Type walk_process_target(Ctx *c, Node *n)
 		if (tc->kind == TC_INDEX)
 			walk(c, tc->index, TY_LONG);
 	}
-	Type t = process_target(c->probe, n, report);
+	Type t = process_target(c->probe, n, at, report);
 	n->num = t != TY_UNKNOWN;
+	if (at != n)
+		return t;
 	bool pretty = n->pretty || n->name[1 + strcspn(n->name + 1, "$")];
 	if (n->num && pretty && report)
 		error_at(n->tok, "'%s%s' prints a structure, which hwtap does not yet; print its "
@@ -649,7 +652,7 @@ static Type walk_target(Ctx *c, Node *n)
 		return TY_UNKNOWN;
 	}
 	if (!strcmp(c->probe->family->name, "process"))
-		return walk_process_target(c, n);
+		return walk_process_target(c, n, n);
 	const PointShape *shape = c->probe->shape;
 	const char *vars = shape ? shape->context_vars : NULL;
 	bool trace = shape && trace_system(shape);
@@ -709,7 +712,7 @@ static bool resolvable(Node *n)
 	case N_AT_CAST:
 	case N_AT_VAR:
 	case N_DEREF:
-	case N_ADDR: return false;
+	case N_ADDR: return n->plan != NULL;     /* &$var in a process probe */
 	default: return true;
 	}
 }
@@ -944,6 +947,11 @@ static Type walk(Ctx *c, Node *n, Type want)
 		unsupported(c, n, "'->' on a pointer");
 		return TY_UNKNOWN;
 	case N_ADDR:            /* & @cast(0, "t")->m: it is the @cast that cannot be */
+		if (c->probe && !strcmp(c->probe->family->name, "process") &&
+		    n->lhs->kind == N_TARGET && strncmp(n->lhs->name, "$$", 2)) {
+			t = walk_process_target(c, n->lhs, n);
+			break;
+		}
 		unsupported(c, n, n->lhs->kind == N_AT_CAST || n->lhs->kind == N_AT_VAR ?
 			    xformat("'%s'", n->lhs->op) : "'&'");
 		return TY_UNKNOWN;

@@ -548,6 +548,13 @@ void tr_expr(Gen *g, StrBuf *sb, Node *n)
 	case N_TARGET:
 		context_var(g, sb, n);
 		return;
+	case N_ADDR:
+		if (g->probe && ptab_is_process(g->probe) && n->plan) {
+			ptab_process_target(g, sb, n);
+			return;
+		}
+		tr_unsupported(n, "'&'");
+		return;
 	case N_AT_PERF:
 		/* a process probe reads the calling thread's own count, exactly, in place */
 		if (g->probe && ptab_is_process(g->probe)) {

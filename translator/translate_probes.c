@@ -446,11 +446,11 @@ static void process_var_list_c(Gen *g, StrBuf *sb, Node *n)
 	tr_print(g, sb, &call, find_builtin("sprintf"));
 }
 
-/* A process probe's $var...: the C dwarf.c made in pass 2, its index expressions and
- * string temporary filled in; a read fault leaves the handler with SystemTap's error. */
+/* A process probe's $var... or &$var...: the C dwarf.c made in pass 2, its index
+ * expressions filled in; a read fault leaves the handler with SystemTap's error. */
 void ptab_process_target(Gen *g, StrBuf *sb, Node *n)
 {
-	if (!strncmp(n->name, "$$", 2)) {
+	if (n->kind == N_TARGET && !strncmp(n->name, "$$", 2)) {
 		process_var_list_c(g, sb, n);
 		return;
 	}
@@ -462,12 +462,9 @@ void ptab_process_target(Gen *g, StrBuf *sb, Node *n)
 			sb_putc(&c, *p);
 			continue;
 		}
-		if (p[1] == 'T')
-			sb_puts(&c, tr_temp(g));
-		else
-			tr_expr(g, &c, t->indexes.data[atoi(p + 1)]);
+		tr_expr(g, &c, t->indexes.data[atoi(p + 1)]);
 		p = strchr(p, '\002');
 	}
-	sb_printf(sb, "({ %s __u = %s; if (unlikely(c->base.last_error)) %s __u; })",
-		  t->type == TY_STRING ? "const char *" : "int64_t", c.buf, tr_fail_at(n->tok));
+	sb_printf(sb, "({ int64_t __u = %s; if (unlikely(c->base.last_error)) %s __u; })",
+		  c.buf, tr_fail_at(n->tok));
 }

@@ -20,7 +20,8 @@
 # bpftrace has no regular expressions, sprintf or foreach over a map in a probe: "-".
 #   bench/compare.sh [HWTAP]       (ROUNDS=3, SHIFT=4: 2^SHIFT ns per instruction;
 #                                   ONLY=ERE: the operations whose names match, and the
-#                                   empty handler; NOTRANS=1: no translation times)
+#                                   empty handler; NOTRANS=1: no translation times;
+#                                   NOUPROBES=1: not bench/uprobes.sh's process probes)
 # Needs stap (through bench/stap-guest.sh) and bpftrace for their columns; takes about
 # 15 minutes. KEEP_OUT=FILE keeps the guest's raw lines.
 . "$(dirname "$0")/common.sh"
@@ -164,7 +165,14 @@ worst() {
 	echo "worst ratio hwtap/stap: $(max "$worst_s")"
 	echo "worst ratio hwtap/bpftrace: $(max "$worst_b")"
 }
+# Process probes per call (uprobes): bench/uprobes.sh's table, before the worst lines.
+uprobes() {
+	[ -n "${NOUPROBES:-}" ] && return
+	echo
+	ROUNDS=$rounds SHIFT=$shift_ bench/uprobes.sh "$hwtap" || echo "(bench/uprobes.sh failed)"
+}
 if [ -n "${NOTRANS:-}" ]; then
+	uprobes
 	worst
 	exit 0
 fi
@@ -211,4 +219,5 @@ for row in "-p2|$hwtap -p2 -r $release $script|stap -p2 -r $release $script" \
 	[ "$s" = - ] || [ "$h" = - ] ||
 		worst_s+="$(awk -v h="$h" -v s="$s" 'BEGIN { printf "%.2f", h / s }') "
 done
+uprobes
 worst

@@ -6,6 +6,8 @@
 # fails, saying why, when stap is missing or cannot build for the kernel the guest boots
 # (the default of `$hwtap --list-kernels').
 #
+# STAP_BUILD_TREE, when set, is the build tree stap builds against (stap_symbol_tree).
+#
 # SystemTap 4.8's runtime calls task_work_cancel(task, func), which 6.1.1xx kernels
 # renamed task_work_cancel_func: the build uses a copy patched for that (kernel-facts.md),
 # or STAP_RUNTIME when set.
@@ -31,7 +33,8 @@ stap_build() {
 				"$runtime/stp_task_work.c"
 		fi
 	fi
-	if ! (cd "$tmp" && SYSTEMTAP_DIR="$tmp/st" stap -R "$runtime" -r "$release" -p4 \
+	if ! (cd "$tmp" && SYSTEMTAP_DIR="$tmp/st" stap -R "$runtime" \
+		-r "${STAP_BUILD_TREE:-$release}" -p4 \
 		-m "$name" "${opts[@]}" "$script" "${args[@]}" > /dev/null 2> "$tmp/$name.log"); then
 		echo "(stap could not build for $release; only hwtap runs:)"
 		tail -5 "$tmp/$name.log"
@@ -45,6 +48,24 @@ stap_build() {
 		   sort -u); do
 		stap_files+=(--vm-file "$(readlink -f "$l"):$l")
 	done
+}
+
+# stap decides whether a kernel has uprobes from its symbol table, which Debian ships only
+# in the -dbg package: `stap_symbol_tree TMP' makes TMP/stap-tree, links to the default
+# kernel's build tree with a System.map from the guest's /proc/kallsyms (one boot), and
+# sets STAP_BUILD_TREE to it.
+stap_symbol_tree() {
+	local tmp=$1 release build f
+	release=$("${hwtap:-translator/hwtap}" --list-kernels 2>/dev/null |
+		  awk '/  default:/ { print $1 }')
+	build=$(readlink -f "/lib/modules/$release/build")
+	mkdir -p "$tmp/stap-tree"
+	for f in "$build"/* "$build"/.[!.]*; do
+		[ -e "$f" ] && ln -sfn "$f" "$tmp/stap-tree/"
+	done
+	guest/hwtap-guest -- 'echo 0 >/proc/sys/kernel/kptr_restrict; grep -v "\[" /proc/kallsyms' \
+		> "$tmp/stap-tree/System.map" 2>/dev/null || return 1
+	STAP_BUILD_TREE=$tmp/stap-tree
 }
 
 # bpftrace 0.17 (Debian's) in the guest as it is: the array bpftrace_files gets the

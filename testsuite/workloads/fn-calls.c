@@ -2,14 +2,17 @@
  * number of times with known arguments, of the kinds of values $variables read (ints,
  * longs, chars, pointers, structures, arrays, strings), one that faults in a known
  * number of pages per call, one that recurses, and one that another thread calls too.
- *   fn-calls [ROUNDS [PAGES [SPINS [NAP_MS]]]]   (3 rounds of 4 pages, no spins, no nap)
+ *   fn-calls [ROUNDS [PAGES [SPINS [NAP_MS [fork]]]]]
+ *                                  (3 rounds of 4 pages, no spins, no nap, no fork)
  * Round i (from 1) calls add(i, 10 * i), scale(&pt, i) with pt = {i, 2 * i, "pt", "tag"},
  * sum(v, 4) with v = {i, i + 1, i + 2, i + 3}, greet("hello") and fresh(PAGES), which
  * writes to each page of a new mapping (PAGES page faults), then fact(4) recursing to
  * fact(1), then spin(SPINS): SPINS rounds of a loop of two instructions (2 x SPINS user
  * instructions and a few of its own). At the end, nap(NAP_MS) sleeps that long in a
  * function (a script can end while the program is in it) and another thread calls
- * add(100, 200). It prints what it passed and got, so probes can be checked against it. The
+ * add(100, 200). With "fork", it forks first, and the child does all that too (its output
+ * first: the parent waits for it). It prints what it passed and got, so probes can be
+ * checked against it. The
  * library functions fresh() calls run once before: its calls fault on their pages alone.
  * Built with -O0 -g (the line below), statically, by runok.exp: /root/fn-calls there;
  * fn-calls-pie.c is the same program, position independent and dynamically linked.
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 struct point {
@@ -107,6 +111,9 @@ int main(int argc, char **argv)
 	long pages = argc > 2 ? atol(argv[2]) : 4;
 	unsigned long spins = argc > 3 ? strtoul(argv[3], NULL, 10) : 0;
 	int ms = argc > 4 ? atoi(argv[4]) : 0;
+	pid_t child = argc > 5 && !strcmp(argv[5], "fork") ? fork() : -1;
+	if (child > 0)
+		waitpid(child, NULL, 0);
 	/* the library code fresh() runs, paged in first: its calls fault on their pages only */
 	long page = sysconf(_SC_PAGESIZE);
 	void *warm = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -85,6 +85,9 @@ enum hwtap_probe_kind {
 	HWTAP_PROBE_FINAL,              /* end, error: always, not timed */
 };
 
+/* The most @entry() expressions one .return probe has (the translator checks). */
+#define HWTAP_UENTRY_MAX 8
+
 struct hwtap_context_base {
 	atomic_t busy;                  /* a handler runs on this CPU: others skip */
 	u8 kind;                        /* enum hwtap_probe_kind of the running handler */
@@ -103,6 +106,7 @@ struct hwtap_context_base {
 	int user_mode_p;
 	size_t print_len;
 	char print_buf[HWTAP_PRINTBUF];
+	int64_t uentry[HWTAP_UENTRY_MAX];	/* a process .return probe's @entry values */
 };
 
 /*

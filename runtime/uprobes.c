@@ -24,6 +24,8 @@
 #ifndef HWTAP_UPROBES_C
 #define HWTAP_UPROBES_C
 
+#include <linux/hash.h>
+#include <linux/log2.h>
 #include <linux/namei.h>
 #include <linux/path.h>
 #include <linux/ptrace.h>
@@ -53,6 +55,9 @@ static int _hwtap_uprobe_hit(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
 	struct hwtap_uprobe *up = container_of(uc, struct hwtap_uprobe, uc);
 
+#ifdef HWTAP_UPROBES_FLOOR
+	return 0;	/* bench/uprobes.sh: the kernel's trap alone, an empty consumer */
+#endif
 	/* the kernel set the instruction pointer back to the breakpoint's address */
 	preempt_disable();
 	up->fire(regs, instruction_pointer(regs) - up->vaddr);
@@ -135,6 +140,100 @@ static int _hwtap_uprobes_start(struct hwtap_uprobe *table, int n)
 		up->registered = true;
 	}
 	return 0;
+}
+
+/* ---- @entry: values a .return probe's expressions had at the call --------------------
+ *
+ * A .return probe with @entry(expr) has a companion probe where the function's prologue
+ * ends, which computes the expressions and keeps them here under the call's frame: the
+ * thread and its canonical frame address, which is also the stack pointer when the call
+ * has returned (where the uretprobe handler finds them). Recursion and threads have a
+ * frame each; a call whose return never comes (longjmp, the thread exits) leaves its
+ * entry behind until its slot is needed again, the oldest first. A return that finds no
+ * entry (the call began before the script) reads 0.
+ */
+#ifndef HWTAP_UENTRY_SLOTS
+#define HWTAP_UENTRY_SLOTS 1024		/* calls in flight per .return probe with @entry
+					 * (a power of 2) */
+#endif
+
+struct hwtap_uentry {
+	pid_t tid;			/* 0: free */
+	unsigned long cfa;
+	u64 seq;			/* when it was kept: the oldest goes first */
+	int64_t vals[HWTAP_UENTRY_MAX];
+};
+
+struct hwtap_uentries {
+	raw_spinlock_t lock;		/* handlers of any CPU; never held across a read */
+	u64 seq;
+	struct hwtap_uentry slot[HWTAP_UENTRY_SLOTS];
+};
+
+static void _hwtap_uentries_init(struct hwtap_uentries *e, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		memset(&e[i], 0, sizeof(e[i]));
+		raw_spin_lock_init(&e[i].lock);
+	}
+}
+
+/* Where a frame's entry may be: HWTAP_UENTRY_WINDOW slots from its hash on. */
+#define HWTAP_UENTRY_WINDOW 16
+
+static unsigned int _hwtap_uentry_home(unsigned long cfa)
+{
+	return hash_long(cfa ^ ((unsigned long)current->pid << 4), ilog2(HWTAP_UENTRY_SLOTS));
+}
+
+/* The companion probe keeps N values under the current thread's frame CFA. */
+static void _hwtap_uentry_push(struct hwtap_uentries *e, unsigned long cfa,
+			       const int64_t *vals, int n)
+{
+	unsigned int home = _hwtap_uentry_home(cfa), i;
+	struct hwtap_uentry *use = NULL;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&e->lock, flags);
+	for (i = 0; i < HWTAP_UENTRY_WINDOW; i++) {
+		struct hwtap_uentry *s = &e->slot[(home + i) % HWTAP_UENTRY_SLOTS];
+
+		if (!s->tid || (s->tid == current->pid && s->cfa == cfa)) {
+			use = s;
+			break;
+		}
+		if (!use || s->seq < use->seq)
+			use = s;	/* none free: the oldest in the window goes */
+	}
+	use->tid = current->pid;
+	use->cfa = cfa;
+	use->seq = ++e->seq;
+	memcpy(use->vals, vals, n * sizeof(*vals));
+	raw_spin_unlock_irqrestore(&e->lock, flags);
+}
+
+/* The .return probe takes the values of its call (the stack pointer it returned with is
+ * that frame's CFA) into VALS; zeros when there are none. */
+static void _hwtap_uentry_pop(struct hwtap_uentries *e, unsigned long cfa, int64_t *vals,
+			      int n)
+{
+	unsigned int home = _hwtap_uentry_home(cfa), i;
+	unsigned long flags;
+
+	memset(vals, 0, n * sizeof(*vals));
+	raw_spin_lock_irqsave(&e->lock, flags);
+	for (i = 0; i < HWTAP_UENTRY_WINDOW; i++) {
+		struct hwtap_uentry *s = &e->slot[(home + i) % HWTAP_UENTRY_SLOTS];
+
+		if (s->tid == current->pid && s->cfa == cfa) {
+			memcpy(vals, s->vals, n * sizeof(*vals));
+			s->tid = 0;
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&e->lock, flags);
 }
 
 /* ---- what handlers read ----------------------------------------------------------------- */

@@ -736,3 +736,20 @@ char *dwarf_var_list(UProgram *p, UFunc *f, uint64_t pc, bool ret)
 	free(scopes);
 	return sb.buf;
 }
+
+/* The canonical frame address at PC in F, as C (an @entry's key: at the body, and the
+ * stack pointer after the return); NULL and *WHY when the CFI does not say. */
+char *dwarf_cfa(UProgram *p, UFunc *f, uint64_t pc, const char **why)
+{
+	Reader r = {.var = "@entry"};
+	r.prog = p;
+	r.d = open_dwarf(p);
+	r.pc = pc;
+	bool ok = true;
+	char *c = r.d ? cfa_c(&r, &ok) : NULL;
+	if (!r.d)
+		r.why = xformat("'%s' has no call-frame information in '%s'", f->name,
+				uprog_path(p));
+	*why = r.why;
+	return ok && c ? c : NULL;
+}

@@ -268,6 +268,10 @@ struct Probe {
 	/* decided when the module starts (families with decided_at_load) */
 	bool load_optional;              /* from a point with '?' or '!': may be skipped */
 	VEC(Probe *) unless;             /* derived probes whose creation makes it needless */
+	/* a process .return probe with @entry(): its companion where the function's body
+	 * starts, which computes the expressions (entry_for: the other way) */
+	Probe *entry_probe, *entry_for;
+	VEC(Node *) entries;             /* the @entry nodes, num their index */
 };
 
 typedef struct Param {
@@ -461,6 +465,7 @@ UTarget *dwarf_target(UProgram *p, UFunc *f, uint64_t pc, bool ret, Node *n, boo
 		      const char **why, Token **where);
 void dwarf_var_names(UProgram *p, UFunc *f, uint64_t pc, bool parms, bool locals, Vec *out);
 char *dwarf_var_list(UProgram *p, UFunc *f, uint64_t pc, bool ret);   /* for -L */
+char *dwarf_cfa(UProgram *p, UFunc *f, uint64_t pc, const char **why);  /* C, or NULL */
 
 /* ---- probe_process.c ------------------------------------------------------------------ */
 
@@ -473,7 +478,11 @@ typedef struct USite {
 	uint64_t offset;                 /* and its offset in the file */
 } USite;
 
+/* The most @entry() expressions a .return probe may have (runtime/lang.h's too). */
+#define HWTAP_UENTRY_MAX 8
+
 USite *process_site(Probe *p);
+void process_entry_probe(Session *s, Probe *ret);   /* @entry's companion, if it needs one */
 Type process_target(Probe *p, Node *n, Node *at, bool report);
 bool process_var_list(Probe *p, Node *n, char **format, Vec *args);
 

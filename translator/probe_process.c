@@ -263,3 +263,78 @@ bool process_var_list(Probe *p, Node *n, char **format, Vec *args)
 	*format = f.buf;
 	return true;
 }
+
+/* ---- @entry ------------------------------------------------------------------------------ */
+
+/* The @entry nodes under N; a $var in a .return probe (but $return) is its value at
+ * the call, as in SystemTap: made @entry($var) here. */
+static void collect_entries(Node *n, Vec *out)
+{
+	if (!n)
+		return;
+	if (n->kind == N_TARGET && strcmp(n->name, "$return") && strncmp(n->name, "$$", 2)) {
+		Node *var = new_node(N_TARGET, n->tok);
+		*var = *n;
+		*n = (Node){.kind = N_AT_ENTRY, .tok = n->tok, .op = "@entry", .lhs = var};
+	}
+	if (n->kind == N_AT_ENTRY) {
+		n->num = out->len;
+		vec_push(out, n);
+		return;                 /* an @entry in an @entry is the outer one's business */
+	}
+	Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->inc, n->body,
+			n->value, n->array, n->limit};
+	for (size_t i = 0; i < sizeof(kids) / sizeof(kids[0]); i++)
+		collect_entries(kids[i], out);
+	for (int i = 0; i < n->args.len; i++)
+		collect_entries(n->args.data[i], out);
+	for (int i = 0; i < n->keys.len; i++)
+		collect_entries(n->keys.data[i], out);
+	for (int i = 0; i < n->comps.len; i++)
+		collect_entries(((TargetComp *)n->comps.data[i])->index, out);
+}
+
+/* A .return probe RET whose body has @entry(expr): a companion probe on the same
+ * function, where its body starts (as a .function probe), whose body is those
+ * expressions; the runtime keeps their values for the call's return (uprobes.c). */
+void process_entry_probe(Session *s, Probe *ret)
+{
+	USite *site = process_site(ret);
+	if (!site->ret)
+		return;
+	collect_entries(ret->body, &ret->entries);
+	if (!ret->entries.len)
+		return;
+	Probe *e = xalloc(sizeof(*e));
+	*e = *ret;
+	e->points = (Vec){0};
+	e->entries = (Vec){0};
+	e->locals = (Vec){0};
+	e->entry_for = ret;
+	e->derivation = xformat("@entry of %s", ret->derivation);
+	USite *at = xalloc(sizeof(*at));
+	*at = *site;
+	at->ret = false;
+	at->pc = site->func->body;
+	ProbePoint *pp = xalloc(sizeof(*pp));
+	*pp = *(ProbePoint *)ret->points.data[0];
+	pp->cond = NULL;
+	pp->site = at;
+	pp->comps = (Vec){0};       /* the point without .return */
+	ProbePoint *rp = ret->points.data[0];
+	for (int i = 0; i < rp->comps.len - 1; i++)
+		vec_push(&pp->comps, rp->comps.data[i]);
+	vec_push(&e->points, pp);
+	if (!uprog_offset(site->prog, at->pc, &at->offset))
+		unreachable();      /* the body is in the function, whose entry was found */
+	Node *body = new_node(N_BLOCK, ret->body->tok);
+	for (int i = 0; i < ret->entries.len; i++) {
+		Node *entry = ret->entries.data[i];
+		Node *stmt = new_node(N_EXPR_STMT, entry->tok);
+		stmt->lhs = entry;  /* the same node: its expression is walked here */
+		vec_push(&body->args, stmt);
+	}
+	e->body = body;
+	ret->entry_probe = e;
+	vec_push(&s->probes, e);
+}

@@ -902,10 +902,23 @@ static Type walk_at(Ctx *c, Node *n)
 		return TY_LONG;
 	}
 	case N_AT_ENTRY:
-		if (c->report && c->probe && !strcmp(c->probe->family->name, "process") &&
-		    process_site(c->probe)->ret)
-			error_at(n->tok, "@entry is not supported by hwtap yet");
-		else if (c->report)
+		/* computed by the companion probe where the function's body starts (its body
+		 * is these nodes), read by the .return probe (probe_process.c) */
+		if (c->probe && c->probe->entry_for) {
+			Type t = walk(c, n->lhs, TY_UNKNOWN);
+			if (t == TY_STRING && c->report)
+				error_at(n->tok, "@entry keeps numbers: hwtap cannot keep a string "
+					 "for the return");
+			return TY_LONG;
+		}
+		if (c->probe && c->probe->entry_probe) {
+			if (c->probe->entries.len > HWTAP_UENTRY_MAX && c->report &&
+			    n->num == HWTAP_UENTRY_MAX)
+				error_at(n->tok, "more than %d @entry expressions in one probe",
+					 HWTAP_UENTRY_MAX);
+			return TY_LONG;
+		}
+		if (c->report)
 			error_at(n->tok, "@entry is only meaningful in .return probes");
 		return TY_UNKNOWN;
 	case N_AT_PERF:

@@ -301,8 +301,10 @@ static int expand(Derive *c, Expansion *e, ProbePoint *pp, int depth)
 	}
 	Vec points = {0};
 	int n = f->expand(f, pp, c->s, e->optional || pp->optional, &points);
-	for (int i = 0; i < points.len; i++)
+	for (int i = 0; i < points.len; i++) {
 		add_derived(c, e, points.data[i], f, sh);
+		process_entry_probe(c->s, c->s->probes.data[c->s->probes.len - 1]);
+	}
 	return n;
 }
 

@@ -548,6 +548,9 @@ void tr_expr(Gen *g, StrBuf *sb, Node *n)
 	case N_TARGET:
 		context_var(g, sb, n);
 		return;
+	case N_AT_ENTRY:
+		ptab_process_entry(g, sb, n);
+		return;
 	case N_ADDR:
 		if (g->probe && ptab_is_process(g->probe) && n->plan) {
 			ptab_process_target(g, sb, n);
@@ -886,7 +889,9 @@ static void probe_handler(Gen *g, Probe *p, int index, StrBuf *frames)
 		vec_push(&taken, xformat("_hwtap_%s_unlock(&glock_%s);", how, gl->name));
 	}
 	g->probe = p;
+	ptab_process_prologue(g, p);
 	frame_body(g, ((ProbePoint *)p->points.data[0])->cond, p->body);
+	ptab_process_epilogue(g, p);
 	g->probe = NULL;
 	g->indent--;
 	out_label(g);
@@ -1000,6 +1005,8 @@ static void session_hooks(Gen *g, Session *s)
 		tr_line(g, "\tif (rc)");
 		tr_line(g, "\t\tgoto fail_%s;", nras ? "ras" : "free");
 	}
+	if (ptab_uentries_count(s))
+		tr_line(g, "\t_hwtap_uentries_init(hwtap_uentries, %d);", ptab_uentries_count(s));
 	if (nproc) {
 		tr_line(g, "\t/* after the counters: a handler's @perf finds them */");
 		tr_line(g, "\trc = _hwtap_uprobes_start(hwtap_uprobes, %d);", nproc);
@@ -1092,6 +1099,9 @@ static void prologue(Gen *g, Session *s, const char *name)
 	}
 	if (ptab_process_count(s))
 		tr_line(g, "#include \"runtime/uprobes.c\"");
+	if (ptab_uentries_count(s))
+		tr_line(g, "static struct hwtap_uentries hwtap_uentries[%d];",
+			ptab_uentries_count(s));
 	int nras = ptab_ras_count(s);
 	if (nras) {
 		tr_line(g, "#include \"runtime/ras.c\"");

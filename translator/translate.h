@@ -72,8 +72,12 @@ int ptab_perf_counter_index(Session *s, const char *name);   /* @perf("NAME")'s 
 int ptab_perf_table(Gen *g, Session *s);   /* hwtap_perfs[]; how many entries */
 int ptab_ras_table(Gen *g, Session *s);    /* hwtap_ras[]; how many entries */
 int ptab_process_count(Session *s);
+int ptab_uentries_count(Session *s);       /* .return probes with @entry */
 int ptab_process_table(Gen *g, Session *s);    /* hwtap_uprobes[]; how many entries */
 void ptab_process_target(Gen *g, StrBuf *sb, Node *n);   /* $var in a process probe */
+void ptab_process_entry(Gen *g, StrBuf *sb, Node *n);    /* @entry(expr) */
+void ptab_process_prologue(Gen *g, Probe *p);   /* a .return probe takes its @entry values */
+void ptab_process_epilogue(Gen *g, Probe *p);   /* its companion keeps them */
 void ptab_run_in_order(Gen *g, Session *s, const char *family);  /* probe_N(NULL) calls */
 /* ---- translate_print.c ------------------------------------------------------------------ */
 

@@ -468,3 +468,66 @@ void ptab_process_target(Gen *g, StrBuf *sb, Node *n)
 	sb_printf(sb, "({ int64_t __u = %s; if (unlikely(c->base.last_error)) %s __u; })",
 		  c.buf, tr_fail_at(n->tok));
 }
+
+/* ---- @entry: a .return probe's companion keeps values for it (runtime/uprobes.c) -------- */
+
+/* The index in hwtap_uentries of P's stack (P a .return probe with @entry, or its
+ * companion). */
+static int uentries_index(Session *s, Probe *p)
+{
+	Probe *ret = p->entry_for ? p->entry_for : p;
+	int n = 0;
+	for (int i = 0; i < s->probes.len; i++) {
+		Probe *q = s->probes.data[i];
+		if (q == ret)
+			return n;
+		n += q->entry_probe != NULL;
+	}
+	unreachable();
+}
+
+int ptab_uentries_count(Session *s)
+{
+	int n = 0;
+	for (int i = 0; i < s->probes.len; i++)
+		n += ((Probe *)s->probes.data[i])->entry_probe != NULL;
+	return n;
+}
+
+/* @entry(expr): in the companion, computing it into the context; in the .return probe,
+ * what the companion kept for this call. */
+void ptab_process_entry(Gen *g, StrBuf *sb, Node *n)
+{
+	if (g->probe && g->probe->entry_for) {
+		StrBuf v = {0};
+		tr_expr(g, &v, n->lhs);
+		sb_printf(sb, "(c->base.uentry[%d] = (%s))", (int)n->num, v.buf);
+	} else {
+		sb_printf(sb, "c->base.uentry[%d]", (int)n->num);
+	}
+}
+
+void ptab_process_prologue(Gen *g, Probe *p)
+{
+	if (!p->entry_probe)
+		return;
+	/* after a return, the stack pointer is the frame's CFA, the key it was kept under */
+	tr_line(g, "_hwtap_uentry_pop(&hwtap_uentries[%d], user_stack_pointer(regs), "
+		"c->base.uentry, %d);", uentries_index(g->s, p), p->entries.len);
+}
+
+void ptab_process_epilogue(Gen *g, Probe *p)
+{
+	if (!p->entry_for)
+		return;
+	USite *site = process_site(p);
+	const char *why = NULL;
+	char *cfa = dwarf_cfa(site->prog, site->func, site->pc, &why);
+	if (!cfa) {
+		error_at(p->entry_for->tok, "@entry in '%s': %s", probe_point_string(
+			 p->entry_for->points.data[0]), why ? why : "no frame address");
+		return;
+	}
+	tr_line(g, "_hwtap_uentry_push(&hwtap_uentries[%d], %s, c->base.uentry, %d);",
+		uentries_index(g->s, p), cfa, p->entry_for->entries.len);
+}

@@ -48,6 +48,19 @@ static UDwarf *open_dwarf(UProgram *p)
 	return d;
 }
 
+void dwarf_close(UProgram *p)
+{
+	bool *tried;
+	void **slot = uprog_dwarf_slot(p, &tried);
+	UDwarf *d = *slot;
+	if (d) {
+		if (d->cfi_eh)
+			dwarf_cfi_end(d->cfi_eh);
+		dwarf_end(d->dw);        /* and the CFI dwarf_getcfi() gave */
+	}
+	*slot = NULL;
+}
+
 /* ---- functions ------------------------------------------------------------------------ */
 
 static void add_function(UDwarf *d, Dwarf_Die *die)
@@ -752,4 +765,48 @@ char *dwarf_cfa(UProgram *p, UFunc *f, uint64_t pc, const char **why)
 				uprog_path(p));
 	*why = r.why;
 	return ok && c ? c : NULL;
+}
+
+/* ---- source lines ------------------------------------------------------------------------ */
+
+/* Where F's code for source LINE of its own file starts: the lowest address of that line's
+ * statements within F. With NEAREST, the next line that has code in F, when LINE has
+ * none (*AT says which line it was). False when there is none. */
+bool dwarf_line_address(UProgram *p, UFunc *f, int line, bool nearest, uint64_t *addr,
+			int *at)
+{
+	UDwarf *d = open_dwarf(p);
+	Dwarf_Die die, cu;
+	Dwarf_Addr low, high;
+	Dwarf_Lines *lines;
+	size_t n;
+	if (!d || !f->dwarf || !dwarf_offdie(d->dw, f->die, &die) || dwarf_lowpc(&die, &low) ||
+	    dwarf_highpc(&die, &high) || !dwarf_diecu(&die, &cu, NULL, NULL) ||
+	    dwarf_getsrclines(&cu, &lines, &n))
+		return false;
+	int best_line = 0;
+	uint64_t best = 0;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		int ln;
+		bool stmt;
+		const char *src = dwarf_linesrc(l, NULL, NULL);
+		if (dwarf_lineaddr(l, &a) || a < low || a >= high || dwarf_lineno(l, &ln) ||
+		    dwarf_linebeginstatement(l, &stmt) || !stmt || !src || !f->file ||
+		    strcmp(src, f->file))
+			continue;
+		if (ln != line && (!nearest || ln < line))
+			continue;
+		/* the line itself, else (nearest) the closest one after it; its lowest address */
+		if (!best_line || ln < best_line || (ln == best_line && a < best)) {
+			best_line = ln;
+			best = a;
+		}
+	}
+	if (!best_line)
+		return false;
+	*addr = best;
+	*at = best_line;
+	return true;
 }

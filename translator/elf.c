@@ -30,8 +30,6 @@ struct UProgram {
 	bool symbols_read;
 };
 
-static VEC(UProgram *) opened;  /* each file once per run */
-
 /* The host file that stands for PATH: a --vm-file's source, or PATH itself. */
 static const char *host_file(Session *s, const char *path)
 {
@@ -75,15 +73,22 @@ char *uprog_resolve(const char *path)
 
 UProgram *uprog_open(Session *s, const char *path, const char **why)
 {
-	for (int i = 0; i < opened.len; i++) {
-		UProgram *p = opened.data[i];
+	for (int i = 0; i < s->programs.len; i++) {
+		UProgram *p = s->programs.data[i];
 		if (!strcmp(p->path, path))
 			return p;
 	}
 	const char *host = host_file(s, path);
-	int fd = open(host, O_RDONLY | O_CLOEXEC);
+	/* not blocking on a FIFO; then only regular files are read */
+	int fd = open(host, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
 	if (fd < 0) {
 		*why = xformat("cannot open '%s': %s", host, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		*why = xformat("'%s' is not a regular file", host);
+		close(fd);
 		return NULL;
 	}
 	elf_version(EV_CURRENT);
@@ -109,14 +114,26 @@ UProgram *uprog_open(Session *s, const char *path, const char **why)
 	p->fd = fd;
 	p->elf = elf;
 	p->pie = eh.e_type == ET_DYN;
-	vec_push(&opened, p);
+	vec_push(&s->programs, p);
 	return p;
+}
+
+/* Closes the files S opened (their DWARF, ELF handles and descriptors, which are not in
+ * the arena). */
+void uprog_close_all(Session *s)
+{
+	for (int i = 0; i < s->programs.len; i++) {
+		UProgram *p = s->programs.data[i];
+		dwarf_close(p);
+		elf_end(p->elf);
+		close(p->fd);
+	}
+	s->programs.len = 0;
 }
 
 const char *uprog_path(UProgram *p) { return p->path; }
 bool uprog_is_pie(UProgram *p) { return p->pie; }
 Elf *uprog_elf(UProgram *p) { return p->elf; }
-int uprog_fd(UProgram *p) { return p->fd; }
 void **uprog_dwarf_slot(UProgram *p, bool **tried)
 {
 	*tried = &p->dwarf_tried;

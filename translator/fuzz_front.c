@@ -40,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s.out = diag_out;
 	run_front_end(&s, "fuzz.stp", text, size);
 
+	uprog_close_all(&s);
 	arena_reset();
 	free(text);
 	return 0;

@@ -451,7 +451,9 @@ typedef struct UTarget {
 } UTarget;
 
 char *uprog_resolve(const char *path);          /* $PATH lookup of a bare name, or NULL */
-UProgram *uprog_open(Session *s, const char *path, const char **why);
+UProgram *uprog_open(Session *s, const char *path, const char **why);   /* once per s */
+void uprog_close_all(Session *s);       /* before the arena goes (fuzz_front.c) */
+void dwarf_close(UProgram *p);
 const char *uprog_path(UProgram *p);
 bool uprog_is_pie(UProgram *p);
 uint16_t uprog_machine(UProgram *p);
@@ -466,6 +468,8 @@ UTarget *dwarf_target(UProgram *p, UFunc *f, uint64_t pc, bool ret, Node *n, boo
 void dwarf_var_names(UProgram *p, UFunc *f, uint64_t pc, bool parms, bool locals, Vec *out);
 char *dwarf_var_list(UProgram *p, UFunc *f, uint64_t pc, bool ret);   /* for -L */
 char *dwarf_cfa(UProgram *p, UFunc *f, uint64_t pc, const char **why);  /* C, or NULL */
+bool dwarf_line_address(UProgram *p, UFunc *f, int line, bool nearest, uint64_t *addr,
+			int *at);
 
 /* ---- probe_process.c ------------------------------------------------------------------ */
 
@@ -661,6 +665,7 @@ struct Session {
 	VEC(Script *) tapsets;
 	VEC(Macro *) library_macros;      /* pp.c's macros from the tapset's .stpm files */
 	VEC(Probe *) probes;              /* after elaboration */
+	VEC(struct UProgram *) programs;  /* elf.c: the files process probes opened */
 	VEC(Global *) globals;
 	VEC(Function *) funcs;
 };

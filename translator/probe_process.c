@@ -3,6 +3,9 @@
  *   process("PATH").function("NAME")          where NAME's prologue ends, in every
  *   process("PATH").function("NAME").call     process that runs PATH (a program or a
  *   process("PATH").function("NAME").return   shared library), and as NAME returns
+ *   process("PATH").statement("NAME@FILE:LINE")   where a source line's code starts
+ *   process("PATH").statement("NAME@FILE+N")      (N lines after NAME's declaration),
+ *                                             with .nearest the next line that has code
  *   process.function("NAME") ...              the same in the program of -c CMD
  *
  * NAME is a glob ("*", "str*"), optionally "NAME@FILE" (FILE a glob of the declaring
@@ -25,6 +28,10 @@ static const PointShape process_shapes[] = {
 	{"process.function(string)", .values_listed = true},
 	{"process.function(string).call", .values_listed = true},
 	{"process.function(string).return", .values_listed = true},
+	{"process(string).statement(string)", .values_listed = true},
+	{"process(string).statement(string).nearest", .values_listed = true},
+	{"process.statement(string)", .values_listed = true},
+	{"process.statement(string).nearest", .values_listed = true},
 	{NULL},
 };
 
@@ -62,7 +69,7 @@ static bool split_function(const char *spec, char **name, char **file, int *line
 	return true;
 }
 
-static ProbePoint *concrete_point(ProbePoint *pp, const char *path, UFunc *f)
+static ProbePoint *concrete_point(ProbePoint *pp, const char *path, const char *spec)
 {
 	ProbePoint *np = xalloc(sizeof(*np));
 	*np = *pp;
@@ -74,7 +81,7 @@ static ProbePoint *concrete_point(ProbePoint *pp, const char *path, UFunc *f)
 		if (i == 0)
 			str = path;
 		else if (i == 1)
-			str = f->file ? xformat("%s@%s:%d", f->name, f->file, f->line) : f->name;
+			str = spec;
 		if (str) {
 			Node *arg = new_node(N_STR, c->arg ? c->arg->tok : c->tok);
 			arg->str = xstrdup(str);
@@ -85,6 +92,91 @@ static ProbePoint *concrete_point(ProbePoint *pp, const char *path, UFunc *f)
 		vec_push(&np->comps, c);
 	}
 	return np;
+}
+
+/* The concrete point for function FN at PC (SPEC its function(...) or statement(...)
+ * argument), appended to OUT; false after an error. */
+static bool add_site(ProbePoint *pp, Vec *out, UProgram *prog, UFunc *fn, uint64_t pc,
+		     bool ret, const char *spec, Component *fc)
+{
+	USite *site = xalloc(sizeof(*site));
+	site->prog = prog;
+	site->func = fn;
+	site->ret = ret;
+	site->pc = pc;
+	if (!uprog_offset(prog, pc, &site->offset)) {
+		error_at(fc->arg->tok, "function '%s' at 0x%llx is in no executable segment of "
+			 "'%s'", fn->name, (unsigned long long)pc, uprog_path(prog));
+		return false;
+	}
+	ProbePoint *np = concrete_point(pp, uprog_path(prog), spec);
+	np->site = site;
+	vec_push(out, np);
+	return true;
+}
+
+/* statement("NAME@FILE:LINE") and ("NAME@FILE+N", N lines after NAME's declaration), with
+ * .nearest the next line with code when that one has none: where the line's code starts
+ * in each function NAME matches (for an absolute LINE, the one function that has it). */
+static int statement_sites(ProbePoint *pp, Vec *out, UProgram *prog, Component *fc,
+			   bool quiet)
+{
+	const char *spec = fc->arg->str, *at = strchr(spec, '@');
+	const char *sep = at ? at + strcspn(at, ":+") : NULL;
+	char *end;
+	long n = sep && *sep ? strtol(sep + 1, &end, 10) : 0;
+	if (!at || !*sep || end == sep + 1 || *end || n < (*sep == ':')) {
+		error_at(fc->arg->tok, "statement(\"%s\"): expected NAME@FILE:LINE or "
+			 "NAME@FILE+LINES", spec);
+		return 0;
+	}
+	bool relative = *sep == '+';
+	bool nearest = !strcmp(((Component *)pp->comps.data[pp->comps.len - 1])->name,
+			       "nearest");
+	char *name = xstrndup(spec, at - spec), *file = xstrndup(at + 1, sep - at - 1);
+	typedef struct {
+		UFunc *fn;
+		uint64_t pc;
+		int line;
+	} Found;
+	Vec funcs = {0}, found = {0};
+	uprog_functions(prog, name, file, 0, &funcs);
+	int best = 0;
+	for (int i = 0; i < funcs.len; i++) {
+		UFunc *fn = funcs.data[i];
+		uint64_t pc;
+		int line;
+		if (!dwarf_line_address(prog, fn, relative ? fn->line + (int)n : (int)n, nearest,
+					&pc, &line))
+			continue;
+		/* an absolute line is one function's: with .nearest, the closest of them */
+		if (!relative && best && line > best)
+			continue;
+		if (!relative && line < best)
+			found.len = 0;
+		best = line;
+		Found *f = xalloc(sizeof(*f));
+		*f = (Found){fn, pc, line};
+		vec_push(&found, f);
+	}
+	if (!found.len) {
+		if (!quiet)
+			error_at(fc->arg->tok, "statement(\"%s\"): no code at that line in '%s'%s",
+				 spec, uprog_path(prog), nearest || !funcs.len ? "" :
+				 " (.nearest takes the next line that has some)");
+		return 0;
+	}
+	for (int i = 0; i < found.len; i++) {
+		Found *f = found.data[i];
+		char *where = xformat("%s@%s:%d", f->fn->name, f->fn->file, f->line);
+		if (!add_site(pp, out, prog, f->fn, f->pc, false, where, fc))
+			return 0;
+		/* the point names the line found: no .nearest any more, as SystemTap's */
+		ProbePoint *np = out->data[out->len - 1];
+		if (nearest)
+			np->comps.len--;
+	}
+	return found.len;
 }
 
 /* One point per function PP's NAME matches in its program, each with its USite. */
@@ -114,6 +206,8 @@ static int process_expand(const ProbeFamily *f, ProbePoint *pp, Session *s, bool
 		return 0;
 	}
 	Component *fc = pp->comps.data[1];
+	if (!strcmp(fc->name, "statement"))
+		return statement_sites(pp, out, prog, fc, quiet);
 	char *name, *file;
 	int line;
 	if (!split_function(fc->arg->str, &name, &file, &line)) {
@@ -137,19 +231,10 @@ static int process_expand(const ProbeFamily *f, ProbePoint *pp, Session *s, bool
 	}
 	for (int i = 0; i < funcs.len; i++) {
 		UFunc *fn = funcs.data[i];
-		USite *site = xalloc(sizeof(*site));
-		site->prog = prog;
-		site->func = fn;
-		site->ret = ret;
-		site->pc = ret ? fn->entry : fn->body;
-		if (!uprog_offset(prog, site->pc, &site->offset)) {
-			error_at(fc->arg->tok, "function '%s' at 0x%llx is in no executable segment "
-				 "of '%s'", fn->name, (unsigned long long)site->pc, path);
+		char *spec = fn->file ? xformat("%s@%s:%d", fn->name, fn->file, fn->line) :
+			     fn->name;
+		if (!add_site(pp, out, prog, fn, ret ? fn->entry : fn->body, ret, spec, fc))
 			return 0;
-		}
-		ProbePoint *np = concrete_point(pp, path, fn);
-		np->site = site;
-		vec_push(out, np);
 	}
 	return funcs.len;
 }

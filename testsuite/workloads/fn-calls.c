@@ -2,8 +2,8 @@
  * number of times with known arguments, of the kinds of values $variables read (ints,
  * longs, chars, pointers, structures, arrays, strings), one that faults in a known
  * number of pages per call, one that recurses, and one that another thread calls too.
- *   fn-calls [ROUNDS [PAGES [SPINS [NAP_MS [fork]]]]]
- *                                  (3 rounds of 4 pages, no spins, no nap, no fork)
+ *   fn-calls [ROUNDS [PAGES [SPINS [NAP_MS [fork|- [THREADS]]]]]]
+ *                  (3 rounds of 4 pages, no spins, no nap, no fork, no busy threads)
  * Round i (from 1) calls add(i, 10 * i), scale(&pt, i) with pt = {i, 2 * i, "pt", "tag"},
  * sum(v, 4) with v = {i, i + 1, i + 2, i + 3}, greet("hello") and fresh(PAGES), which
  * writes to each page of a new mapping (PAGES page faults), then fact(4) recursing to
@@ -11,9 +11,10 @@
  * instructions and a few of its own). At the end, nap(NAP_MS) sleeps that long in a
  * function (a script can end while the program is in it) and another thread calls
  * add(100, 200). With "fork", it forks first, and the child does all that too (its output
- * first: the parent waits for it). It prints what it passed and got, so probes can be
- * checked against it. The
- * library functions fresh() calls run once before: its calls fault on their pages alone.
+ * first: the parent waits for it). THREADS threads then each call fact(6) 1000 times, all
+ * at once (a probed function that recurses in many threads). It prints what it passed
+ * and got, so probes can be checked against it. The library functions fresh() calls run
+ * once before: its calls fault on their pages alone.
  * Built with -O0 -g (the line below), statically, by runok.exp: /root/fn-calls there;
  * fn-calls-pie.c is the same program, position independent and dynamically linked.
  */
@@ -52,6 +53,7 @@ long scale(struct point *p, long k)
 int sum(int *v, int n)
 {
 	int total = 0;
+	/* a line without code: statement("sum@fn-calls.c+3").nearest is the loop's next */
 	for (int i = 0; i < n; i++)
 		total += v[i];
 	return total;
@@ -105,6 +107,15 @@ static void *other(void *arg)
 	return (void *)(long)add(100, 200);
 }
 
+static void *busy(void *arg)
+{
+	long total = 0;
+	for (int i = 0; i < 1000; i++)
+		total += fact(6);
+	*(long *)arg = total;
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 3;
@@ -139,5 +150,17 @@ int main(int argc, char **argv)
 	void *r;
 	if (!pthread_create(&t, NULL, other, NULL) && !pthread_join(t, &r))
 		printf("thread add = %ld\n", (long)r);
+	int nbusy = argc > 6 ? atoi(argv[6]) : 0;
+	pthread_t ts[64];
+	long totals[64];
+	if (nbusy > 64)
+		nbusy = 64;
+	for (int i = 0; i < nbusy; i++)
+		if (pthread_create(&ts[i], NULL, busy, &totals[i]))
+			return 1;
+	for (int i = 0; i < nbusy; i++) {
+		pthread_join(ts[i], NULL);
+		printf("busy thread %d: %ld\n", i, totals[i]);
+	}
 	return 0;
 }

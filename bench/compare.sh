@@ -100,23 +100,10 @@ if $have_bpf && bpftrace_guest_files; then
 fi
 $have_stap || echo "(no stap: apt-get install systemtap to compare with it)"
 
-HWTAP_QEMU_EXTRA="-icount shift=$shift_,align=off,sleep=off" \
-guest/hwtap-guest --vm-cpus 1 --vm-mem $mem "${files[@]}" --timeout 3600 -- "cd /root
-exec 2>&1
-for i in \$(seq $rounds); do
-	$work; echo \"bare 0 \$(cat /tmp/w)\"
-$guest_runs
-done" > "$tmp/out"
-[ -z "${KEEP_OUT:-}" ] || cp "$tmp/out" "$KEEP_OUT"
+icount_rounds $mem
 
-# "WHO K FAULTS CPU_NS WALL_NS ..." lines: WHO's median increase over the round's bare run
-# for op K, in instructions per event.
-cost() {
-	awk -v who="$1" -v k="$2" -v ns="$((1 << shift_))" '
-		$1 == "bare" { bare = $4 }
-		$1 == who && $2 == k && $4 ~ /^[0-9.]+$/ && bare != "" { print ($4 - bare) / ns }' \
-		"$tmp/out" | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
-}
+# op K's cost for WHO, in instructions per event (stap-guest.sh)
+cost() { median_cost "$@"; }
 grep -q '^bare ' "$tmp/out" || { echo "no results; the guest said:"; cat "$tmp/out"; exit 1; }
 
 printf 'icount guest, 1 CPU; guest instructions per event, medians of %s rounds\n' "$rounds"

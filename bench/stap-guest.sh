@@ -84,3 +84,27 @@ bpftrace_guest_files() {
 		bpftrace_files+=(--vm-file "$(readlink -f "$l"):$l")
 	done
 }
+
+# `icount_rounds MEM': ROUNDS rounds, in one guest under QEMU's icount (one vCPU, SHIFT:
+# 2^SHIFT ns per instruction), of the bare workload $work (its line: "bare 0 ...") and
+# then $guest_runs, the guest having the --vm-file arguments in the array files; the
+# guest's lines go to $tmp/out (and KEEP_OUT when set).
+icount_rounds() {
+	HWTAP_QEMU_EXTRA="-icount shift=$shift_,align=off,sleep=off" \
+	guest/hwtap-guest --vm-cpus 1 --vm-mem "$1" "${files[@]}" --timeout 3600 -- "cd /root
+exec 2>&1
+for i in \$(seq $rounds); do
+	$work; echo \"bare 0 \$(cat /tmp/w)\"
+$guest_runs
+done" > "$tmp/out"
+	[ -z "${KEEP_OUT:-}" ] || cp "$tmp/out" "$KEEP_OUT"
+}
+
+# `median_cost WHO K': from $tmp/out's "WHO K COUNT CPU_NS ..." lines, WHO's median
+# increase over its round's bare run for case K, in instructions per event.
+median_cost() {
+	awk -v who="$1" -v k="$2" -v ns="$((1 << shift_))" '
+		$1 == "bare" { bare = $4 }
+		$1 == who && $2 == k && $4 ~ /^[0-9.]+$/ && bare != "" { print ($4 - bare) / ns }' \
+		"$tmp/out" | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
+}

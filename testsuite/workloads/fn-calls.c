@@ -27,6 +27,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "spin-loop.h"
+
 struct point {
 	int x, y;
 	const char *name;
@@ -87,11 +89,7 @@ unsigned long spin(unsigned long n)
 {
 	if (!n)
 		return 0;
-#if defined(__aarch64__)
-	__asm__ volatile("1:\tsubs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
-#elif defined(__x86_64__)
-	__asm__ volatile("1:\tdec %0\n\tjnz 1b" : "+r"(n) : : "cc");
-#endif
+	SPIN_LOOP(n);
 	return n;
 }
 

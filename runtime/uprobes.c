@@ -26,6 +26,7 @@
 
 #include <linux/hash.h>
 #include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/namei.h>
 #include <linux/path.h>
 #include <linux/ptrace.h>
@@ -146,94 +147,113 @@ static int _hwtap_uprobes_start(struct hwtap_uprobe *table, int n)
  *
  * A .return probe with @entry(expr) has a companion probe where the function's prologue
  * ends, which computes the expressions and keeps them here under the call's frame: the
- * thread and its canonical frame address, which is also the stack pointer when the call
- * has returned (where the uretprobe handler finds them). Recursion and threads have a
- * frame each; a call whose return never comes (longjmp, the thread exits) leaves its
- * entry behind until its slot is needed again, the oldest first. A return that finds no
- * entry (the call began before the script) reads 0.
+ * probe, the thread and its canonical frame address, which is also the stack pointer
+ * when the call has returned (where the uretprobe handler finds them). Recursion and
+ * threads have a frame each. One table for all such probes, allocated when the session
+ * starts: HWTAP_UENTRY_SLOTS calls in flight, in groups of HWTAP_UENTRY_GROUP slots with a
+ * lock each (a frame's entry is in the group its key hashes to). A call whose return
+ * never comes (longjmp, the thread exits) leaves its entry behind until its group needs
+ * the slot, the oldest first. A return that finds no entry (the call began before the
+ * script, or its entry was pushed out) reads 0.
  */
 #ifndef HWTAP_UENTRY_SLOTS
-#define HWTAP_UENTRY_SLOTS 1024		/* calls in flight per .return probe with @entry
-					 * (a power of 2) */
+#define HWTAP_UENTRY_SLOTS 4096		/* a power of 2, at least HWTAP_UENTRY_GROUP */
 #endif
+#define HWTAP_UENTRY_GROUP 16
 
 struct hwtap_uentry {
-	pid_t tid;			/* 0: free */
 	unsigned long cfa;
+	pid_t tid;			/* 0: free */
+	int probe;
 	u64 seq;			/* when it was kept: the oldest goes first */
 	int64_t vals[HWTAP_UENTRY_MAX];
 };
 
-struct hwtap_uentries {
-	raw_spinlock_t lock;		/* handlers of any CPU; never held across a read */
+struct hwtap_uentry_group {
+	raw_spinlock_t lock;		/* handlers of any CPU; held for a copy */
 	u64 seq;
-	struct hwtap_uentry slot[HWTAP_UENTRY_SLOTS];
+	struct hwtap_uentry slot[HWTAP_UENTRY_GROUP];
 };
 
-static void _hwtap_uentries_init(struct hwtap_uentries *e, int n)
+static struct hwtap_uentry_group *_hwtap_uentries;
+
+#define HWTAP_UENTRY_GROUPS (HWTAP_UENTRY_SLOTS / HWTAP_UENTRY_GROUP)
+
+/* Process context, at start: 0 or -ENOMEM. */
+static int _hwtap_uentries_alloc(void)
 {
 	int i;
 
-	for (i = 0; i < n; i++) {
-		memset(&e[i], 0, sizeof(e[i]));
-		raw_spin_lock_init(&e[i].lock);
-	}
+	_hwtap_uentries = kvcalloc(HWTAP_UENTRY_GROUPS, sizeof(*_hwtap_uentries), GFP_KERNEL);
+	if (!_hwtap_uentries)
+		return -ENOMEM;
+	for (i = 0; i < HWTAP_UENTRY_GROUPS; i++)
+		raw_spin_lock_init(&_hwtap_uentries[i].lock);
+	return 0;
 }
 
-/* Where a frame's entry may be: HWTAP_UENTRY_WINDOW slots from its hash on. */
-#define HWTAP_UENTRY_WINDOW 16
-
-static unsigned int _hwtap_uentry_home(unsigned long cfa)
+/* After the uprobes are gone. */
+static void _hwtap_uentries_free(void)
 {
-	return hash_long(cfa ^ ((unsigned long)current->pid << 4), ilog2(HWTAP_UENTRY_SLOTS));
+	kvfree(_hwtap_uentries);
+	_hwtap_uentries = NULL;
 }
 
-/* The companion probe keeps N values under the current thread's frame CFA. */
-static void _hwtap_uentry_push(struct hwtap_uentries *e, unsigned long cfa,
-			       const int64_t *vals, int n)
+static struct hwtap_uentry_group *_hwtap_uentry_group(int probe, unsigned long cfa)
 {
-	unsigned int home = _hwtap_uentry_home(cfa), i;
+	unsigned long key = cfa ^ ((unsigned long)current->pid << 4) ^ ((unsigned long)probe << 24);
+
+	return &_hwtap_uentries[hash_long(key, ilog2(HWTAP_UENTRY_GROUPS))];
+}
+
+/* The companion of .return probe PROBE keeps N values under the current thread's frame
+ * CFA. */
+static void _hwtap_uentry_push(int probe, unsigned long cfa, const int64_t *vals, int n)
+{
+	struct hwtap_uentry_group *g = _hwtap_uentry_group(probe, cfa);
 	struct hwtap_uentry *use = NULL;
 	unsigned long flags;
+	int i;
 
-	raw_spin_lock_irqsave(&e->lock, flags);
-	for (i = 0; i < HWTAP_UENTRY_WINDOW; i++) {
-		struct hwtap_uentry *s = &e->slot[(home + i) % HWTAP_UENTRY_SLOTS];
+	raw_spin_lock_irqsave(&g->lock, flags);
+	for (i = 0; i < HWTAP_UENTRY_GROUP; i++) {
+		struct hwtap_uentry *s = &g->slot[i];
 
-		if (!s->tid || (s->tid == current->pid && s->cfa == cfa)) {
+		if (!s->tid || (s->tid == current->pid && s->cfa == cfa && s->probe == probe)) {
 			use = s;
 			break;
 		}
 		if (!use || s->seq < use->seq)
-			use = s;	/* none free: the oldest in the window goes */
+			use = s;	/* none free: the group's oldest goes */
 	}
 	use->tid = current->pid;
 	use->cfa = cfa;
-	use->seq = ++e->seq;
+	use->probe = probe;
+	use->seq = ++g->seq;
 	memcpy(use->vals, vals, n * sizeof(*vals));
-	raw_spin_unlock_irqrestore(&e->lock, flags);
+	raw_spin_unlock_irqrestore(&g->lock, flags);
 }
 
-/* The .return probe takes the values of its call (the stack pointer it returned with is
+/* .return probe PROBE takes the values of its call (the stack pointer it returned with is
  * that frame's CFA) into VALS; zeros when there are none. */
-static void _hwtap_uentry_pop(struct hwtap_uentries *e, unsigned long cfa, int64_t *vals,
-			      int n)
+static void _hwtap_uentry_pop(int probe, unsigned long cfa, int64_t *vals, int n)
 {
-	unsigned int home = _hwtap_uentry_home(cfa), i;
+	struct hwtap_uentry_group *g = _hwtap_uentry_group(probe, cfa);
 	unsigned long flags;
+	int i;
 
 	memset(vals, 0, n * sizeof(*vals));
-	raw_spin_lock_irqsave(&e->lock, flags);
-	for (i = 0; i < HWTAP_UENTRY_WINDOW; i++) {
-		struct hwtap_uentry *s = &e->slot[(home + i) % HWTAP_UENTRY_SLOTS];
+	raw_spin_lock_irqsave(&g->lock, flags);
+	for (i = 0; i < HWTAP_UENTRY_GROUP; i++) {
+		struct hwtap_uentry *s = &g->slot[i];
 
-		if (s->tid == current->pid && s->cfa == cfa) {
+		if (s->tid == current->pid && s->cfa == cfa && s->probe == probe) {
 			memcpy(vals, s->vals, n * sizeof(*vals));
 			s->tid = 0;
 			break;
 		}
 	}
-	raw_spin_unlock_irqrestore(&e->lock, flags);
+	raw_spin_unlock_irqrestore(&g->lock, flags);
 }
 
 /* ---- what handlers read ----------------------------------------------------------------- */

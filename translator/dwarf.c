@@ -63,30 +63,62 @@ void dwarf_close(UProgram *p)
 
 /* ---- functions ------------------------------------------------------------------------ */
 
-static void add_function(UDwarf *d, Dwarf_Die *die)
+static UFunc *new_function(Dwarf_Die *die, Dwarf_Addr entry)
 {
-	Dwarf_Addr low;
 	Dwarf_Attribute a;
-	if (dwarf_hasattr(die, DW_AT_declaration) || dwarf_lowpc(die, &low) ||
-	    !dwarf_attr_integrate(die, DW_AT_name, &a))
-		return;
-	const char *name = dwarf_formstring(&a);
+	const char *name = dwarf_attr_integrate(die, DW_AT_name, &a) ? dwarf_formstring(&a) :
+			   NULL;
 	if (!name)
-		return;
+		return NULL;
 	UFunc *f = xalloc(sizeof(*f));
 	f->name = xstrdup(name);
 	const char *file = dwarf_decl_file(die);
 	f->file = file ? xstrdup(file) : NULL;
 	dwarf_decl_line(die, &f->line);
-	f->entry = f->body = low;
+	f->entry = f->body = entry;
+	f->die = f->frame_die = dwarf_dieoffset(die);
+	f->dwarf = true;
+	return f;
+}
+
+/* The inlined copies of functions below DIE (in its blocks, and in other copies), their
+ * frame that of the function FRAME. */
+static void add_inlined(UDwarf *d, Dwarf_Die *die, uint64_t frame)
+{
+	Dwarf_Die child;
+	if (dwarf_child(die, &child))
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		Dwarf_Addr entry;
+		if (tag == DW_TAG_inlined_subroutine && !dwarf_entrypc(&child, &entry)) {
+			UFunc *f = new_function(&child, entry);
+			if (f) {
+				f->inlined = true;
+				f->frame_die = frame;
+				vec_push(&d->funcs, f);
+			}
+		}
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block)
+			add_inlined(d, &child, frame);
+	} while (!dwarf_siblingof(&child, &child));
+}
+
+static void add_function(UDwarf *d, Dwarf_Die *die)
+{
+	Dwarf_Addr low;
+	if (dwarf_hasattr(die, DW_AT_declaration) || dwarf_lowpc(die, &low))
+		return;
+	UFunc *f = new_function(die, low);
+	if (!f)
+		return;
 	Dwarf_Addr *bk = NULL;
 	int n = dwarf_entry_breakpoints(die, &bk);
 	if (n > 0 && bk[0] >= low)
 		f->body = bk[0];
 	free(bk);
-	f->die = dwarf_dieoffset(die);
-	f->dwarf = true;
 	vec_push(&d->funcs, f);
+	add_inlined(d, die, f->die);
 }
 
 /* The functions among DIE's children, and in namespaces and classes below them. */
@@ -144,19 +176,21 @@ static bool file_matches(const char *glob, const char *path)
 }
 
 /* Appends to OUT P's functions matching the globs NAME and FILE (NULL: any) and LINE
- * (0: any), from DWARF when P has it, else from its symbol table (no FILE nor LINE
- * then: nothing matches those). */
-void uprog_functions(UProgram *p, const char *name, const char *file, int line, Vec *out)
+ * (0: any), out-of-line and or inlined copies as KINDS says (UFUNC_*), from DWARF when
+ * P has it, else from its symbol table (no FILE nor LINE nor inlined copies then). */
+void uprog_functions(UProgram *p, const char *name, const char *file, int line, int kinds,
+		     Vec *out)
 {
 	if (!uprog_has_dwarf(p)) {
-		if (!file)
+		if (!file && (kinds & UFUNC_OUT_OF_LINE))
 			uprog_symbol_functions(p, name, out);
 		return;
 	}
 	UDwarf *d = open_dwarf(p);
 	for (int i = 0; i < d->funcs.len; i++) {
 		UFunc *f = d->funcs.data[i];
-		if (fnmatch(name, f->name, 0) || (file && !file_matches(file, f->file)) ||
+		if (!(kinds & (f->inlined ? UFUNC_INLINED : UFUNC_OUT_OF_LINE)) ||
+		    fnmatch(name, f->name, 0) || (file && !file_matches(file, f->file)) ||
 		    (line && f->line != line))
 			continue;
 		bool dup = false;       /* one DIE per address: a function in two units */
@@ -181,7 +215,8 @@ typedef struct {
 typedef struct {
 	UProgram *prog;
 	UDwarf *d;
-	Dwarf_Die func;
+	Dwarf_Die func;         /* the function, or its inlined copy */
+	Dwarf_Die frame;        /* the out-of-line function whose frame it runs in */
 	uint64_t pc;
 	const char *var;        /* "$x", for messages */
 	const char *why;
@@ -205,7 +240,11 @@ static const struct {
 	{DW_OP_form_tls_address, "DW_OP_form_tls_address"},
 	{DW_OP_GNU_push_tls_address, "DW_OP_GNU_push_tls_address"},
 	{DW_OP_call_frame_cfa, "DW_OP_call_frame_cfa"}, {DW_OP_stack_value, "DW_OP_stack_value"},
-	{DW_OP_fbreg, "DW_OP_fbreg"}, {DW_OP_addr, "DW_OP_addr"},
+	{DW_OP_fbreg, "DW_OP_fbreg"}, {DW_OP_addr, "DW_OP_addr"}, {DW_OP_mul, "DW_OP_mul"},
+	{DW_OP_neg, "DW_OP_neg"}, {DW_OP_shl, "DW_OP_shl"}, {DW_OP_shr, "DW_OP_shr"},
+	{DW_OP_shra, "DW_OP_shra"}, {DW_OP_or, "DW_OP_or"}, {DW_OP_xor, "DW_OP_xor"},
+	{DW_OP_dup, "DW_OP_dup"}, {DW_OP_swap, "DW_OP_swap"}, {DW_OP_over, "DW_OP_over"},
+	{DW_OP_constu, "DW_OP_constu"}, {DW_OP_consts, "DW_OP_consts"},
 };
 
 static const char *op_name(int op)
@@ -217,6 +256,8 @@ static const char *op_name(int op)
 		return xformat("DW_OP_reg%d", op - DW_OP_reg0);
 	if (op >= DW_OP_breg0 && op <= DW_OP_breg31)
 		return xformat("DW_OP_breg%d", op - DW_OP_breg0);
+	if (op >= DW_OP_lit0 && op <= DW_OP_lit31)
+		return xformat("DW_OP_lit%d", op - DW_OP_lit0);
 	return xformat("DWARF operation 0x%x", op);
 }
 
@@ -285,7 +326,7 @@ static char *frame_base_c(Reader *r, bool *ok)
 	Dwarf_Attribute a;
 	Dwarf_Op *ops;
 	size_t n;
-	if (!dwarf_attr_integrate(&r->func, DW_AT_frame_base, &a) ||
+	if (!dwarf_attr_integrate(&r->frame, DW_AT_frame_base, &a) ||
 	    dwarf_getlocation_addr(&a, r->pc, &ops, &n, 1) != 1 || n != 1) {
 		*ok = fail(r, xformat("%s is relative to a frame base its function does not have "
 				      "at 0x%llx", r->var, (unsigned long long)r->pc));
@@ -592,7 +633,8 @@ static bool open_function(Reader *r, UProgram *p, UFunc *f, uint64_t pc)
 	r->prog = p;
 	r->d = open_dwarf(p);
 	r->pc = pc;
-	if (!f->dwarf || !r->d || !dwarf_offdie(r->d->dw, f->die, &r->func))
+	if (!f->dwarf || !r->d || !dwarf_offdie(r->d->dw, f->die, &r->func) ||
+	    !dwarf_offdie(r->d->dw, f->frame_die, &r->frame))
 		return fail(r, xformat("'%s' has no debug information in '%s' (built without -g?): "
 				       "its context variables are unknown", f->name, uprog_path(p)));
 	return true;

@@ -440,7 +440,12 @@ typedef struct UFunc {
 	uint64_t body;                   /* where its prologue ends: entry without DWARF */
 	uint64_t die;                    /* its DIE's offset in .debug_info */
 	bool dwarf;
+	bool inlined;                    /* an inlined copy (DW_TAG_inlined_subroutine), */
+	uint64_t frame_die;              /* in this function (its frame base): its DIE */
 } UFunc;
+
+/* Which functions uprog_functions() gives. */
+enum { UFUNC_OUT_OF_LINE = 1, UFUNC_INLINED = 2 };
 
 /* The C that reads a context variable: placeholders \001K\002 for the K-th index
  * expression, filled in pass 3. */
@@ -462,7 +467,8 @@ void **uprog_dwarf_slot(UProgram *p, bool **tried);    /* dwarf.c's state of P *
 bool uprog_offset(UProgram *p, uint64_t vaddr, uint64_t *off);
 void uprog_symbol_functions(UProgram *p, const char *name, Vec *out);
 bool uprog_has_dwarf(UProgram *p);
-void uprog_functions(UProgram *p, const char *name, const char *file, int line, Vec *out);
+void uprog_functions(UProgram *p, const char *name, const char *file, int line, int kinds,
+		     Vec *out);
 UTarget *dwarf_target(UProgram *p, UFunc *f, uint64_t pc, bool ret, Node *n, bool address,
 		      const char **why, Token **where);
 void dwarf_var_names(UProgram *p, UFunc *f, uint64_t pc, bool parms, bool locals, Vec *out);

@@ -2,7 +2,10 @@
  *
  *   process("PATH").function("NAME")          where NAME's prologue ends, in every
  *   process("PATH").function("NAME").call     process that runs PATH (a program or a
- *   process("PATH").function("NAME").return   shared library), and as NAME returns
+ *   process("PATH").function("NAME").return   shared library), and as NAME returns;
+ *   process("PATH").function("NAME").inline   .function is every copy of NAME, .call and
+ *                                             .return the out-of-line one, .inline the
+ *                                             copies inlined into other functions
  *   process("PATH").statement("NAME@FILE:LINE")   where a source line's code starts
  *   process("PATH").statement("NAME@FILE+N")      (N lines after NAME's declaration),
  *                                             with .nearest the next line that has code
@@ -28,6 +31,8 @@ static const PointShape process_shapes[] = {
 	{"process.function(string)", .values_listed = true},
 	{"process.function(string).call", .values_listed = true},
 	{"process.function(string).return", .values_listed = true},
+	{"process(string).function(string).inline", .values_listed = true},
+	{"process.function(string).inline", .values_listed = true},
 	{"process(string).statement(string)", .values_listed = true},
 	{"process(string).statement(string).nearest", .values_listed = true},
 	{"process.statement(string)", .values_listed = true},
@@ -140,7 +145,7 @@ static int statement_sites(ProbePoint *pp, Vec *out, UProgram *prog, Component *
 		int line;
 	} Found;
 	Vec funcs = {0}, found = {0};
-	uprog_functions(prog, name, file, 0, &funcs);
+	uprog_functions(prog, name, file, 0, UFUNC_OUT_OF_LINE | UFUNC_INLINED, &funcs);
 	int best = 0;
 	for (int i = 0; i < funcs.len; i++) {
 		UFunc *fn = funcs.data[i];
@@ -215,9 +220,13 @@ static int process_expand(const ProbeFamily *f, ProbePoint *pp, Session *s, bool
 			 "number", fc->arg->str);
 		return 0;
 	}
-	bool ret = pp->comps.len > 2 && !strcmp(((Component *)pp->comps.data[2])->name, "return");
+	const char *kind = pp->comps.len > 2 ? ((Component *)pp->comps.data[2])->name : "";
+	bool ret = !strcmp(kind, "return");
+	/* .function: every copy; .call and .return: the out-of-line one; .inline: the rest */
+	int kinds = !strcmp(kind, "inline") ? UFUNC_INLINED : *kind ? UFUNC_OUT_OF_LINE :
+		    UFUNC_OUT_OF_LINE | UFUNC_INLINED;
 	Vec funcs = {0};
-	uprog_functions(prog, name, file, line, &funcs);
+	uprog_functions(prog, name, file, line, kinds, &funcs);
 	if (!funcs.len && !quiet) {
 		if (file && !uprog_has_dwarf(prog))
 			error_at(fc->arg->tok, "function(\"%s\"): '%s' has no debug information "
@@ -253,8 +262,8 @@ static void process_list(const char *pattern, bool with_vars, Session *s, Vec *o
 	if (!end || end[1] != ')')
 		return;
 	const char *rest = end + 2;
-	bool ret = !strcmp(rest, ".return");
-	if (*rest && !ret && strcmp(rest, ".call"))
+	bool ret = !strcmp(rest, ".return"), inl = !strcmp(rest, ".inline");
+	if (*rest && !ret && !inl && strcmp(rest, ".call"))
 		return;
 	char *file_path = uprog_resolve(xstrndup(path, m - path)), *name, *file;
 	int line;
@@ -263,7 +272,8 @@ static void process_list(const char *pattern, bool with_vars, Session *s, Vec *o
 	if (!prog || !split_function(xstrndup(spec, end - spec), &name, &file, &line))
 		return;
 	Vec funcs = {0};
-	uprog_functions(prog, name, file, line, &funcs);
+	uprog_functions(prog, name, file, line, inl ? UFUNC_INLINED : *rest ? UFUNC_OUT_OF_LINE :
+			UFUNC_OUT_OF_LINE | UFUNC_INLINED, &funcs);
 	for (int i = 0; i < funcs.len; i++) {
 		UFunc *f = funcs.data[i];
 		char *fn = f->file ? xformat("%s@%s:%d", f->name, f->file, f->line) : f->name;

@@ -1005,18 +1005,26 @@ static void session_hooks(Gen *g, Session *s)
 		tr_line(g, "\tif (rc)");
 		tr_line(g, "\t\tgoto fail_%s;", nras ? "ras" : "free");
 	}
-	if (ptab_uentries_count(s))
-		tr_line(g, "\t_hwtap_uentries_init(hwtap_uentries, %d);", ptab_uentries_count(s));
 	if (nproc) {
+		const char *fail = nperf ? "perf" : nras ? "ras" : "free";
+		if (ptab_uentries_count(s)) {
+			tr_line(g, "\trc = _hwtap_uentries_alloc();");
+			tr_line(g, "\tif (rc)");
+			tr_line(g, "\t\tgoto fail_%s;", fail);
+		}
 		tr_line(g, "\t/* after the counters: a handler's @perf finds them */");
 		tr_line(g, "\trc = _hwtap_uprobes_start(hwtap_uprobes, %d);", nproc);
 		tr_line(g, "\tif (rc)");
-		tr_line(g, "\t\tgoto fail_%s;", nperf ? "perf" : nras ? "ras" : "free");
+		tr_line(g, "\t\tgoto fail_%s;", ptab_uentries_count(s) ? "uentries" : fail);
 	}
 	if (nras)
 		tr_line(g, "\t_hwtap_ras_go();");
 	ptab_timers_start(g, s);
 	tr_line(g, "\treturn 0;");
+	if (ptab_uentries_count(s)) {
+		tr_line(g, "fail_uentries: __attribute__((unused));");
+		tr_line(g, "\t_hwtap_uentries_free();");
+	}
 	if (nproc && nperf) {
 		tr_line(g, "fail_perf: __attribute__((unused));");
 		tr_line(g, "\t_hwtap_perf_stop(hwtap_perfs, %d);", nperf);
@@ -1039,6 +1047,8 @@ static void session_hooks(Gen *g, Session *s)
 	ptab_timers_stop(g, s);
 	if (nproc)
 		tr_line(g, "\t_hwtap_uprobes_stop(hwtap_uprobes, %d);", nproc);
+	if (ptab_uentries_count(s))
+		tr_line(g, "\t_hwtap_uentries_free();");
 	if (nras)
 		tr_line(g, "\t_hwtap_ras_stop(hwtap_ras, %d);", nras);
 	if (nperf)
@@ -1099,9 +1109,6 @@ static void prologue(Gen *g, Session *s, const char *name)
 	}
 	if (ptab_process_count(s))
 		tr_line(g, "#include \"runtime/uprobes.c\"");
-	if (ptab_uentries_count(s))
-		tr_line(g, "static struct hwtap_uentries hwtap_uentries[%d];",
-			ptab_uentries_count(s));
 	int nras = ptab_ras_count(s);
 	if (nras) {
 		tr_line(g, "#include \"runtime/ras.c\"");

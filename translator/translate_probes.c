@@ -471,8 +471,8 @@ void ptab_process_target(Gen *g, StrBuf *sb, Node *n)
 
 /* ---- @entry: a .return probe's companion keeps values for it (runtime/uprobes.c) -------- */
 
-/* The index in hwtap_uentries of P's stack (P a .return probe with @entry, or its
- * companion). */
+/* The number runtime/uprobes.c keeps P's @entry values under (P a .return probe with
+ * @entry, or its companion). */
 static int uentries_index(Session *s, Probe *p)
 {
 	Probe *ret = p->entry_for ? p->entry_for : p;
@@ -512,8 +512,8 @@ void ptab_process_prologue(Gen *g, Probe *p)
 	if (!p->entry_probe)
 		return;
 	/* after a return, the stack pointer is the frame's CFA, the key it was kept under */
-	tr_line(g, "_hwtap_uentry_pop(&hwtap_uentries[%d], user_stack_pointer(regs), "
-		"c->base.uentry, %d);", uentries_index(g->s, p), p->entries.len);
+	tr_line(g, "_hwtap_uentry_pop(%d, user_stack_pointer(regs), c->base.uentry, %d);",
+		uentries_index(g->s, p), p->entries.len);
 }
 
 void ptab_process_epilogue(Gen *g, Probe *p)
@@ -528,6 +528,6 @@ void ptab_process_epilogue(Gen *g, Probe *p)
 			 p->entry_for->points.data[0]), why ? why : "no frame address");
 		return;
 	}
-	tr_line(g, "_hwtap_uentry_push(&hwtap_uentries[%d], %s, c->base.uentry, %d);",
-		uentries_index(g->s, p), cfa, p->entry_for->entries.len);
+	tr_line(g, "_hwtap_uentry_push(%d, %s, c->base.uentry, %d);", uentries_index(g->s, p),
+		cfa, p->entry_for->entries.len);
 }

@@ -701,8 +701,9 @@ UTarget *dwarf_target(UProgram *p, UFunc *f, uint64_t pc, bool ret, Node *n, boo
 				ok = fail(&r, xformat("'%s' returns void: it has no $return", f->name));
 		}
 	} else if (ok && ret) {
-		ok = fail(&r, xformat("%s in a .return probe would be its value at entry, which "
-				      "needs @entry($%s): hwtap has no @entry yet", r.var, name));
+		/* sema makes a .return probe's $param @entry($param): only $$parms comes here */
+		ok = fail(&r, xformat("%s in a .return probe is its value at the call: "
+				      "@entry($%s)", r.var, name));
 	} else if (ok) {
 		ok = variable(&r, name, f, &pl);
 	}

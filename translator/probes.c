@@ -326,7 +326,8 @@ static const struct {
 	{"module", "kernel modules' functions and source lines (kprobes placed with their "
 		   "debug information)"},
 	{"kprobe", "kernel addresses and functions by symbol (kprobes)"},
-	{"process", "user-space processes (uprobes and process events)"},
+	{"process", "user-space processes' starts, ends, threads and PLT entries (hwtap has "
+		    "process(\"PATH\").function and .statement)"},
 	{"procfs", "reads and writes of files under /proc/systemtap/MODULE"},
 	{"json_data", "its JSON metrics file /proc/systemtap/MODULE/data.json (procfs)"},
 	{"netfilter", "network packets (netfilter hooks)"},

@@ -103,6 +103,8 @@ struct hwtap_context_base {
 	long actions_left;
 	int nesting;                    /* function call depth */
 	struct pt_regs *regs;           /* the interrupted registers, or NULL */
+	struct task_struct *task;       /* whose pid(), execname() ...: current, but for
+					 * process begin probes (tasks.c) */
 	int user_mode_p;
 	size_t print_len;
 	char print_buf[HWTAP_PRINTBUF];
@@ -191,6 +193,7 @@ static inline bool _hwtap_enter(struct hwtap_context_base *b, const char *pp,
 	b->actions_left = (INTERRUPTIBLE ? MAXACTION_INTERRUPTIBLE : MAXACTION) - 1;
 	b->nesting = -1;
 	b->regs = regs;
+	b->task = current;
 	b->user_mode_p = regs ? user_mode(regs) : 0;
 	b->print_len = 0;
 	return true;

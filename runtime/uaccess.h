@@ -3,8 +3,8 @@
  * uaccess.h - reading the current task's user memory from a probe handler, in any
  * context (task, interrupt, NMI): copy_from_user_nofault() never sleeps nor takes a
  * fault, it fails instead (an unmapped or swapped-out page, a kernel thread, an NMI
- * where user access is not safe). A failure is SystemTap's "read fault" error, or its
- * caller's. Used by process probes' $variables (uprobes.c) and the tapset's
+ * where user access is not safe, a handler run for another task than the current one:
+ * tasks.c). A failure is SystemTap's "read fault" error, or its caller's. Used by process probes' $variables (uprobes.c) and the tapset's
  * user_string(), user_long() ... (tapset/uconversions.stp).
  */
 #ifndef HWTAP_UACCESS_H
@@ -13,9 +13,15 @@
 #include <linux/mm.h>
 #include <linux/uaccess.h>
 
+/* Set while a handler runs for a task whose memory is not the current task's (the
+ * begin of a forked child, in its parent: tasks.c): reads fail then. */
+static DEFINE_PER_CPU(bool, _hwtap_foreign_task);
+
 /* Whether SIZE bytes at the task's ADDR were copied to DST. */
 static inline bool _hwtap_ucopy(void *dst, unsigned long addr, size_t size)
 {
+	if (unlikely(this_cpu_read(_hwtap_foreign_task)))
+		return false;
 	return !copy_from_user_nofault(dst, (const void __user *)addr, size);
 }
 

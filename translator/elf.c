@@ -52,6 +52,12 @@ static const char *host_file(Session *s, const char *path)
 	return path;
 }
 
+/* Whether a --vm-file puts PATH where the module runs (pass 2 reads another file). */
+bool uprog_is_vm_file(Session *s, const char *path)
+{
+	return host_file(s, path) != path;
+}
+
 /* PATH as SystemTap takes it: with a '/', as it is; else the first executable of that
  * name in $PATH. NULL if there is none. */
 char *uprog_resolve(const char *path)

@@ -456,6 +456,7 @@ typedef struct UTarget {
 } UTarget;
 
 char *uprog_resolve(const char *path);          /* $PATH lookup of a bare name, or NULL */
+bool uprog_is_vm_file(Session *s, const char *path);
 UProgram *uprog_open(Session *s, const char *path, const char **why);   /* once per s */
 void uprog_close_all(Session *s);       /* before the arena goes (fuzz_front.c) */
 void dwarf_close(UProgram *p);
@@ -492,6 +493,13 @@ typedef struct USite {
 #define HWTAP_UENTRY_MAX 8
 
 USite *process_site(Probe *p);
+/* PP with PATH as its process("...") and SPEC (when not NULL) as its second component's
+ * argument */
+ProbePoint *process_point_with(ProbePoint *pp, const char *path, const char *spec);
+extern const ProbeFamily process_family, process_task_family;
+/* probe_task.c: "HWTAP_TASK_BEGIN" ... for runtime/tasks.c, and the PATH followed (NULL:
+ * every process, or the target's) */
+const char *task_probe_kind(Probe *p, const char **path);
 void process_entry_probe(Session *s, Probe *ret);   /* @entry's companion, if it needs one */
 Type process_target(Probe *p, Node *n, Node *at, bool report);
 bool process_var_list(Probe *p, Node *n, char **format, Vec *args);

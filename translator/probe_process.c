@@ -74,7 +74,7 @@ static bool split_function(const char *spec, char **name, char **file, int *line
 	return true;
 }
 
-static ProbePoint *concrete_point(ProbePoint *pp, const char *path, const char *spec)
+ProbePoint *process_point_with(ProbePoint *pp, const char *path, const char *spec)
 {
 	ProbePoint *np = xalloc(sizeof(*np));
 	*np = *pp;
@@ -114,7 +114,7 @@ static bool add_site(ProbePoint *pp, Vec *out, UProgram *prog, UFunc *fn, uint64
 			 "'%s'", fn->name, (unsigned long long)pc, uprog_path(prog));
 		return false;
 	}
-	ProbePoint *np = concrete_point(pp, uprog_path(prog), spec);
+	ProbePoint *np = process_point_with(pp, uprog_path(prog), spec);
 	np->site = site;
 	vec_push(out, np);
 	return true;
@@ -394,8 +394,8 @@ static void collect_entries(Node *n, Vec *out)
  * expressions; the runtime keeps their values for the call's return (uprobes.c). */
 void process_entry_probe(Session *s, Probe *ret)
 {
-	USite *site = process_site(ret);
-	if (!site->ret)
+	USite *site = ret->family == &process_family ? process_site(ret) : NULL;
+	if (!site || !site->ret)
 		return;
 	collect_entries(ret->body, &ret->entries);
 	if (!ret->entries.len)

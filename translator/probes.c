@@ -3,8 +3,9 @@
  * SystemTap's wildcards, and the closest known spelling for a hint.
  *
  * A family lives in its own file (probe_begin.c, probe_timer.c, probe_perf.c,
- * probe_ras.c, probe_process.c) and fills one ProbeFamily; adding a family touches that file and the
- * table below.
+ * probe_ras.c, probe_process.c, probe_task.c) and fills one ProbeFamily; adding a family
+ * touches that file and the table below. Two families may share a first component
+ * (process: functions and statements, and the lives of processes), not a shape.
  */
 #include "hwtap.h"
 
@@ -13,11 +14,11 @@
 
 extern const ProbeFamily begin_family, end_family, error_family, never_family;
 extern const ProbeFamily timer_family, perf_family, ras_family, trace_family;
-extern const ProbeFamily process_family;
 
 const ProbeFamily *const probe_families[] = {
 	&begin_family, &end_family, &error_family, &never_family,
-	&timer_family, &perf_family, &ras_family, &trace_family, &process_family, NULL,
+	&timer_family, &perf_family, &ras_family, &trace_family, &process_family,
+	&process_task_family, NULL,
 };
 
 /* ---- shapes ----------------------------------------------------------------------------- */
@@ -96,8 +97,11 @@ const ProbeFamily *find_family(ProbePoint *pp, Session *s, const PointShape **sh
 		const ProbeFamily *f = probe_families[i];
 		if (strcmp(f->name, first))
 			continue;
+		/* the next family of that name may have it (process: probe_process.c's and
+		 * probe_task.c's) */
 		*shape = f->match ? f->match(f, pp, s) : shape_match(f, pp);
-		return *shape ? f : NULL;
+		if (*shape)
+			return f;
 	}
 	return NULL;
 }
@@ -326,8 +330,9 @@ static const struct {
 	{"module", "kernel modules' functions and source lines (kprobes placed with their "
 		   "debug information)"},
 	{"kprobe", "kernel addresses and functions by symbol (kprobes)"},
-	{"process", "user-space processes' starts, ends, threads and PLT entries (hwtap has "
-		    "process(\"PATH\").function and .statement)"},
+	{"process", "a process by PID, its SDT markers, system calls or PLT entries (hwtap's "
+		    "process points are function, statement, begin, end, thread.begin and "
+		    "thread.end, of a PATH or of -c's program)"},
 	{"procfs", "reads and writes of files under /proc/systemtap/MODULE"},
 	{"json_data", "its JSON metrics file /proc/systemtap/MODULE/data.json (procfs)"},
 	{"netfilter", "network packets (netfilter hooks)"},

@@ -651,7 +651,7 @@ static Type walk_target(Ctx *c, Node *n)
 				 n->name);
 		return TY_UNKNOWN;
 	}
-	if (!strcmp(c->probe->family->name, "process"))
+	if (c->probe->family == &process_family)
 		return walk_process_target(c, n, n);
 	const PointShape *shape = c->probe->shape;
 	const char *vars = shape ? shape->context_vars : NULL;
@@ -960,7 +960,7 @@ static Type walk(Ctx *c, Node *n, Type want)
 		unsupported(c, n, "'->' on a pointer");
 		return TY_UNKNOWN;
 	case N_ADDR:            /* & @cast(0, "t")->m: it is the @cast that cannot be */
-		if (c->probe && !strcmp(c->probe->family->name, "process") &&
+		if (c->probe && c->probe->family == &process_family &&
 		    n->lhs->kind == N_TARGET && strncmp(n->lhs->name, "$$", 2)) {
 			t = walk_process_target(c, n->lhs, n);
 			break;

@@ -862,6 +862,9 @@ static void probe_handler(Gen *g, Probe *p, int index, StrBuf *frames)
 			"const struct hwtap_ras_record *rec)", index);
 	else if (ptab_is_process(p))
 		tr_line(g, "static void probe_%d(struct pt_regs *regs, unsigned long ubias)", index);
+	else if (ptab_is_task(p))
+		tr_line(g, "static void probe_%d(struct pt_regs *regs, struct task_struct *task)",
+			index);
 	else
 		tr_line(g, "static void probe_%d(struct pt_regs *regs)", index);
 	tr_line(g, "{");
@@ -875,6 +878,8 @@ static void probe_handler(Gen *g, Probe *p, int index, StrBuf *frames)
 	     kind);
 	tr_line(g, "\treturn;");
 	tr_line(g, "l = &c->probe.p%d;", index);
+	if (ptab_is_task(p))
+		tr_line(g, "c->base.task = task;");
 	reset_locals(g, &p->locals, 0);
 	/* the globals' locks in declaration order; a lock not had skips the handler */
 	LockMode *modes = probe_locks(g->s, p);
@@ -975,11 +980,12 @@ static void globals_storage(Gen *g)
 static void session_hooks(Gen *g, Session *s)
 {
 	int nperf = ptab_perf_table(g, s), nras = ptab_ras_table(g, s);
-	int nproc = ptab_process_table(g, s);
+	int nproc = ptab_process_table(g, s), ntargets;
+	int ntask = ptab_task_tables(g, s, &ntargets);
 	globals_storage(g);
 	tr_line(g, "static int hwtap_start(void)");
 	tr_line(g, "{");
-	if (nperf || nras || nproc)
+	if (nperf || nras || nproc || ntask)
 		tr_line(g, "\tint rc;");
 	tr_line(g, "\thwtap_contexts = (struct hwtap_context * __percpu *)"
 		"_hwtap_contexts_alloc(sizeof(struct hwtap_context));");
@@ -1017,15 +1023,27 @@ static void session_hooks(Gen *g, Session *s)
 		tr_line(g, "\tif (rc)");
 		tr_line(g, "\t\tgoto fail_%s;", ptab_uentries_count(s) ? "uentries" : fail);
 	}
+	if (ntask) {
+		const char *fail = nproc ? "uprobes" : nperf ? "perf" : nras ? "ras" : "free";
+		tr_line(g, "\t/* after the begin probes, as SystemTap's */");
+		tr_line(g, "\trc = _hwtap_tasks_start(hwtap_task_targets, %d, hwtap_task_probes, "
+			"%d);", ntargets, ntask);
+		tr_line(g, "\tif (rc)");
+		tr_line(g, "\t\tgoto fail_%s;", fail);
+	}
 	if (nras)
 		tr_line(g, "\t_hwtap_ras_go();");
 	ptab_timers_start(g, s);
 	tr_line(g, "\treturn 0;");
+	if (nproc && ntask) {
+		tr_line(g, "fail_uprobes: __attribute__((unused));");
+		tr_line(g, "\t_hwtap_uprobes_stop(hwtap_uprobes, %d);", nproc);
+	}
 	if (ptab_uentries_count(s)) {
 		tr_line(g, "fail_uentries: __attribute__((unused));");
 		tr_line(g, "\t_hwtap_uentries_free();");
 	}
-	if (nproc && nperf) {
+	if ((nproc || ntask) && nperf) {
 		tr_line(g, "fail_perf: __attribute__((unused));");
 		tr_line(g, "\t_hwtap_perf_stop(hwtap_perfs, %d);", nperf);
 	}
@@ -1033,7 +1051,7 @@ static void session_hooks(Gen *g, Session *s)
 		tr_line(g, "fail_ras: __attribute__((unused));");
 		tr_line(g, "\t_hwtap_ras_stop(hwtap_ras, %d);", nras);
 	}
-	if (nperf || nras || nproc) {
+	if (nperf || nras || nproc || ntask) {
 		tr_line(g, "fail_free: __attribute__((unused));");
 		tr_line(g, "\t_hwtap_contexts_free((void * __percpu *)hwtap_contexts);");
 		tr_line(g, "\thwtap_contexts = NULL;");
@@ -1045,6 +1063,8 @@ static void session_hooks(Gen *g, Session *s)
 	tr_line(g, "static void hwtap_stop(void)");
 	tr_line(g, "{");
 	ptab_timers_stop(g, s);
+	if (ntask)
+		tr_line(g, "\t_hwtap_tasks_stop();");
 	if (nproc)
 		tr_line(g, "\t_hwtap_uprobes_stop(hwtap_uprobes, %d);", nproc);
 	if (ptab_uentries_count(s))
@@ -1109,6 +1129,8 @@ static void prologue(Gen *g, Session *s, const char *name)
 	}
 	if (ptab_process_count(s))
 		tr_line(g, "#include \"runtime/uprobes.c\"");
+	if (ptab_task_count(s))
+		tr_line(g, "#include \"runtime/tasks.c\"");
 	int nras = ptab_ras_count(s);
 	if (nras) {
 		tr_line(g, "#include \"runtime/ras.c\"");

@@ -59,6 +59,7 @@ bool ptab_is_timer(Probe *p);
 bool ptab_is_perf(Probe *p);
 bool ptab_is_ras(Probe *p);
 bool ptab_is_process(Probe *p);
+bool ptab_is_task(Probe *p);                  /* process begin and end: tasks.c */
 bool ptab_translatable(Probe *p);          /* false (and an error) if pass 3 has no code */
 bool ptab_body_runs(Probe *p);             /* not for never, nor for a counting perf probe */
 void ptab_timer(Gen *g, Probe *p, int index);            /* timer_INDEX and its callback */
@@ -74,6 +75,8 @@ int ptab_ras_table(Gen *g, Session *s);    /* hwtap_ras[]; how many entries */
 int ptab_process_count(Session *s);
 int ptab_uentries_count(Session *s);       /* .return probes with @entry */
 int ptab_process_table(Gen *g, Session *s);    /* hwtap_uprobes[]; how many entries */
+int ptab_task_count(Session *s);
+int ptab_task_tables(Gen *g, Session *s, int *nt);     /* hwtap_task_*[]; probes */
 void ptab_process_target(Gen *g, StrBuf *sb, Node *n);   /* $var in a process probe */
 void ptab_process_entry(Gen *g, StrBuf *sb, Node *n);    /* @entry(expr) */
 void ptab_process_prologue(Gen *g, Probe *p);   /* a .return probe takes its @entry values */

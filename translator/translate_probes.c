@@ -117,7 +117,12 @@ bool ptab_is_ras(Probe *p)
 
 bool ptab_is_process(Probe *p)
 {
-	return !strcmp(family_of(p), "process");
+	return p->family == &process_family;
+}
+
+bool ptab_is_task(Probe *p)
+{
+	return p->family == &process_task_family;
 }
 
 /* What pass 3 has no code for yet: reported once per probe. */
@@ -129,7 +134,7 @@ bool ptab_translatable(Probe *p)
 	const char *why = ptab_is_perf(p) ? perf_point_event(pp, &ev) : NULL;
 	if (!strcmp(f, "begin") || !strcmp(f, "end") || !strcmp(f, "error") ||
 	    !strcmp(f, "never") || ptab_is_timer(p) || (ptab_is_perf(p) && !why) || ptab_is_ras(p) ||
-	    ptab_is_process(p))
+	    ptab_is_process(p) || ptab_is_task(p))
 		return true;
 	/* at the point as the script wrote it, not in the tapset alias it went through */
 	Token *at = p->user_point->tok;
@@ -467,6 +472,67 @@ void ptab_process_target(Gen *g, StrBuf *sb, Node *n)
 	}
 	sb_printf(sb, "({ int64_t __u = %s; if (unlikely(c->base.last_error)) %s __u; })",
 		  c.buf, tr_fail_at(n->tok));
+}
+
+/* ---- process begin and end probes: runtime/tasks.c --------------------------------------- */
+
+int ptab_task_count(Session *s)
+{
+	int n = 0;
+	for (int i = 0; i < s->probes.len; i++)
+		n += ptab_is_task(s->probes.data[i]);
+	return n;
+}
+
+/* The index of what P follows among TARGETS (paths; "" for every process), added to them
+ * if new. */
+static int task_target(Probe *p, Vec *targets)
+{
+	const char *path;
+	task_probe_kind(p, &path);
+	const char *key = path ? path : "";
+	for (int i = 0; i < targets->len; i++)
+		if (!strcmp(targets->data[i], key))
+			return i;
+	vec_push(targets, (void *)key);
+	return targets->len - 1;
+}
+
+/* hwtap_task_targets[] (what the probes follow) and hwtap_task_probes[]; the number of
+ * probes, and of targets in *NT. */
+int ptab_task_tables(Gen *g, Session *s, int *nt)
+{
+	Vec targets = {0};
+	StrBuf probes = {0};
+	int n = 0;
+	for (int i = 0; i < s->probes.len; i++) {
+		Probe *p = s->probes.data[i];
+		if (!ptab_is_task(p))
+			continue;
+		const char *path;
+		const char *kind = task_probe_kind(p, &path);
+		sb_printf(&probes, "\t{ .target = %d, .kind = %s, .fire = probe_%d },\n",
+			  task_target(p, &targets), kind, i);
+		n++;
+	}
+	*nt = targets.len;
+	if (!n)
+		return 0;
+	if (targets.len > 64) {
+		error_at(((Probe *)s->probes.data[0])->tok, "process begin and end probes follow "
+			 "%d programs: hwtap follows at most 64 in a script", targets.len);
+		return 0;
+	}
+	tr_line(g, "static struct hwtap_task_target hwtap_task_targets[%d] = {", targets.len);
+	for (int i = 0; i < targets.len; i++) {
+		const char *path = targets.data[i];
+		tr_line(g, "\t{ .path = %s },", *path ? tr_c_string(path, strlen(path)) : "NULL");
+	}
+	tr_line(g, "};");
+	tr_line(g, "static struct hwtap_task_probe hwtap_task_probes[%d] = {", n);
+	tr_line(g, "%s};", probes.buf);
+	tr_line(g, "%s", "");
+	return n;
 }
 
 /* ---- @entry: a .return probe's companion keeps values for it (runtime/uprobes.c) -------- */

@@ -163,7 +163,7 @@ bool uprog_has_dwarf(UProgram *p)
 
 /* Whether the glob FILE names PATH: the whole path, or a tail of it after a '/'
  * ("x.c" and "src/x.c" both name "/build/src/x.c"). */
-static bool file_matches(const char *glob, const char *path)
+bool dwarf_file_matches(const char *glob, const char *path)
 {
 	if (!path)
 		return false;
@@ -190,7 +190,7 @@ void uprog_functions(UProgram *p, const char *name, const char *file, int line, 
 	for (int i = 0; i < d->funcs.len; i++) {
 		UFunc *f = d->funcs.data[i];
 		if (!(kinds & (f->inlined ? UFUNC_INLINED : UFUNC_OUT_OF_LINE)) ||
-		    fnmatch(name, f->name, 0) || (file && !file_matches(file, f->file)) ||
+		    fnmatch(name, f->name, 0) || (file && !dwarf_file_matches(file, f->file)) ||
 		    (line && f->line != line))
 			continue;
 		bool dup = false;       /* one DIE per address: a function in two units */
@@ -640,6 +640,16 @@ static bool open_function(Reader *r, UProgram *p, UFunc *f, uint64_t pc)
 	return true;
 }
 
+/* Whether NAME is a variable of the compilation unit (not the function's) at the PC. */
+static bool unit_variable(Reader *r, const char *name)
+{
+	Dwarf_Die *scopes = NULL, var;
+	int fn, n = scopes_at(r, &scopes, &fn);
+	int at = n ? dwarf_getscopevar(scopes, n, name, 0, NULL, 0, 0, &var) : -1;
+	free(scopes);
+	return at > fn;
+}
+
 /* The variable NAME (a parameter, a local live at the probe, or a variable of the
  * compilation unit) as a place. */
 static bool variable(Reader *r, const char *name, UFunc *f, Place *pl)
@@ -700,8 +710,9 @@ UTarget *dwarf_target(UProgram *p, UFunc *f, uint64_t pc, bool ret, Node *n, boo
 			if (!pl.typed)
 				ok = fail(&r, xformat("'%s' returns void: it has no $return", f->name));
 		}
-	} else if (ok && ret) {
-		/* sema makes a .return probe's $param @entry($param): only $$parms comes here */
+	} else if (ok && ret && !unit_variable(&r, name)) {
+		/* sema makes a .return probe's $var @entry($var): @var("NAME") comes here, which
+		 * reads a variable of the unit as it is at the return, as SystemTap's does */
 		ok = fail(&r, xformat("%s in a .return probe is its value at the call: "
 				      "@entry($%s)", r.var, name));
 	} else if (ok) {

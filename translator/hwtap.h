@@ -503,6 +503,10 @@ const char *task_probe_kind(Probe *p, const char **path);
 void process_entry_probe(Session *s, Probe *ret);   /* @entry's companion, if it needs one */
 Type process_target(Probe *p, Node *n, Node *at, bool report);
 bool process_var_list(Probe *p, Node *n, char **format, Vec *args);
+/* @var("NAME[@FILE]"[, "PATH"]) in a process probe made the $NAME it stands for; false
+ * after saying why it cannot (when REPORT) */
+bool process_at_var(Probe *p, Node *n, bool report);
+bool dwarf_file_matches(const char *glob, const char *path);   /* "x.c" names "/src/x.c" */
 
 /* ---- probe_ras.c --------------------------------------------------------------------- */
 

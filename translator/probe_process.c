@@ -326,6 +326,21 @@ bool process_var_list(Probe *p, Node *n, char **format, Vec *args)
 	bool locals = !strcmp(which, "locals") || !strcmp(which, "vars");
 	if (!parms && !locals && strcmp(which, "return"))
 		return false;
+	StrBuf f = {0};
+	sb_putn(&f, "", 0);
+	if (site->ret && strcmp(which, "return")) {
+		/* their values at the call: entry_var_list() made them @entry */
+		for (int i = 0; i < n->args.len; i++) {
+			Node *a = n->args.data[i];
+			bool kept = a->kind == N_AT_ENTRY;
+			sb_printf(&f, "%s%s=%s", i ? " " : "", kept ? a->lhs->name + 1 : a->str,
+				  kept ? "%#x" : "?");
+			if (kept)
+				vec_push(args, a);
+		}
+		*format = f.buf;
+		return true;
+	}
 	Vec names = {0};
 	if (!strcmp(which, "return")) {
 		if (site->ret)
@@ -333,8 +348,6 @@ bool process_var_list(Probe *p, Node *n, char **format, Vec *args)
 	} else {
 		dwarf_var_names(site->prog, site->func, site->pc, parms, locals, &names);
 	}
-	StrBuf f = {0};
-	sb_putn(&f, "", 0);
 	for (int i = 0; i < names.len; i++) {
 		Node *v = new_node(N_TARGET, n->tok);
 		v->name = xformat("$%s", (char *)names.data[i]);
@@ -359,14 +372,86 @@ bool process_var_list(Probe *p, Node *n, char **format, Vec *args)
 	return true;
 }
 
+/* @var("NAME"): the variable $NAME reads, where the probe is (a local, a parameter, a
+ * variable of the compilation unit); @var("NAME@FILE") that of FILE's unit, which must
+ * be the probe's; the second argument, a program, must be the probe's. */
+bool process_at_var(Probe *p, Node *n, bool report)
+{
+	USite *site = process_site(p);
+	const char *spec = n->lhs->str, *at = strchr(spec, '@');
+	char *name = xstrndup(spec, at ? (size_t)(at - spec) : strlen(spec));
+	Node *prog = n->args.len ? n->args.data[0] : NULL;
+	const char *path = prog ? uprog_resolve(prog->str) : NULL, *why = NULL;
+	if (!*name || strchr(name, '$'))
+		why = xformat("@var(\"%s\"): expected a variable's name, NAME or NAME@FILE", spec);
+	else if (prog && (!path || strcmp(path, uprog_path(site->prog))))
+		why = xformat("@var(\"%s\", \"%s\"): hwtap reads the variables of the probe's own "
+			      "program, '%s'", spec, prog->str, uprog_path(site->prog));
+	else if (at && !dwarf_file_matches(at + 1, site->func->file))
+		why = xformat("@var(\"%s\"): '%s' is in %s: hwtap reads the variables of its own "
+			      "compilation unit", spec, site->func->name,
+			      site->func->file ? site->func->file : "no source file DWARF names");
+	if (why) {
+		if (report)
+			error_at(n->lhs->tok, "%s", why);
+		return false;
+	}
+	n->kind = N_TARGET;
+	n->name = xformat("$%s", name);
+	n->lhs = NULL;
+	n->args = (Vec){0};
+	return true;
+}
+
 /* ---- @entry ------------------------------------------------------------------------------ */
 
-/* The @entry nodes under N; a $var in a .return probe (but $return) is its value at
- * the call, as in SystemTap: made @entry($var) here. */
-static void collect_entries(Node *n, Vec *out)
+/* $$parms, $$locals or $$vars (N) in a .return probe: the variables' values at the call,
+ * as SystemTap prints them. Each one an @entry($name) in N's args (added to OUT), or "?"
+ * (an N_STR of its name) when it cannot be read there or @entry has no room left. */
+static void entry_var_list(USite *site, Node *n, Vec *out)
+{
+	const char *which = n->name + 2;
+	bool parms = !strcmp(which, "parms") || !strcmp(which, "vars");
+	bool locals = !strcmp(which, "locals") || !strcmp(which, "vars");
+	if (!parms && !locals)
+		return;                 /* pass 2 says what it is not */
+	Vec names = {0};
+	uint64_t at = site->func->body;
+	dwarf_var_names(site->prog, site->func, at, parms, locals, &names);
+	for (int i = 0; i < names.len; i++) {
+		Node *v = new_node(N_TARGET, n->tok);
+		v->name = xformat("$%s", (char *)names.data[i]);
+		const char *why = NULL;
+		Token *where = NULL;
+		UTarget *t = dwarf_target(site->prog, site->func, at, false, v, false, &why,
+					  &where);
+		if (!t || t->type != TY_LONG || out->len == HWTAP_UENTRY_MAX) {
+			Node *q = new_node(N_STR, n->tok);
+			q->str = names.data[i];
+			vec_push(&n->args, q);
+			continue;
+		}
+		Node *e = new_node(N_AT_ENTRY, n->tok);
+		e->op = "@entry";
+		e->lhs = v;
+		e->type = TY_LONG;
+		e->num = out->len;
+		vec_push(out, e);
+		vec_push(&n->args, e);
+	}
+}
+
+/* The @entry nodes under N; a $var in a .return probe (but $return) is its value at the
+ * call, as in SystemTap: made @entry($var) here ($$parms: each of them; @var("var") is
+ * not, it reads a variable of the unit at the return). */
+static void collect_entries(USite *site, Node *n, Vec *out)
 {
 	if (!n)
 		return;
+	if (n->kind == N_TARGET && !strncmp(n->name, "$$", 2)) {
+		entry_var_list(site, n, out);
+		return;
+	}
 	if (n->kind == N_TARGET && strcmp(n->name, "$return") && strncmp(n->name, "$$", 2)) {
 		Node *var = new_node(N_TARGET, n->tok);
 		*var = *n;
@@ -380,13 +465,13 @@ static void collect_entries(Node *n, Vec *out)
 	Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->inc, n->body,
 			n->value, n->array, n->limit};
 	for (size_t i = 0; i < sizeof(kids) / sizeof(kids[0]); i++)
-		collect_entries(kids[i], out);
+		collect_entries(site, kids[i], out);
 	for (int i = 0; i < n->args.len; i++)
-		collect_entries(n->args.data[i], out);
+		collect_entries(site, n->args.data[i], out);
 	for (int i = 0; i < n->keys.len; i++)
-		collect_entries(n->keys.data[i], out);
+		collect_entries(site, n->keys.data[i], out);
 	for (int i = 0; i < n->comps.len; i++)
-		collect_entries(((TargetComp *)n->comps.data[i])->index, out);
+		collect_entries(site, ((TargetComp *)n->comps.data[i])->index, out);
 }
 
 /* A .return probe RET whose body has @entry(expr): a companion probe on the same
@@ -397,7 +482,7 @@ void process_entry_probe(Session *s, Probe *ret)
 	USite *site = ret->family == &process_family ? process_site(ret) : NULL;
 	if (!site || !site->ret)
 		return;
-	collect_entries(ret->body, &ret->entries);
+	collect_entries(site, ret->body, &ret->entries);
 	if (!ret->entries.len)
 		return;
 	Probe *e = xalloc(sizeof(*e));

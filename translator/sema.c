@@ -929,8 +929,15 @@ static Type walk_at(Ctx *c, Node *n)
 			error_at(n->lhs->tok, "@perf(\"%s\") names no counter: declare one with a "
 				 "perf probe's .counter(\"%s\")", n->lhs->str, n->lhs->str);
 		return TY_LONG;
-	case N_AT_CAST:
 	case N_AT_VAR:
+		/* in a process probe, the $variable it names (from then on) */
+		if (c->probe && c->probe->family == &process_family) {
+			if (!process_at_var(c->probe, n, c->report && !c->in_defined))
+				return TY_UNKNOWN;
+			return walk_target(c, n);
+		}
+		/* fall through */
+	case N_AT_CAST:
 		unsupported(c, n, xformat("'%s'", n->op));
 		return TY_UNKNOWN;
 	default:

@@ -93,11 +93,7 @@ while IFS='|' read -r name globals body bpf; do
 	fi
 done <<< "$ops"
 nops=$k
-mem=512
-if $have_bpf && bpftrace_guest_files; then
-	files+=("${bpftrace_files[@]}")
-	mem=1536
-fi
+guest_mem_with_bpftrace $have_bpf
 $have_stap || echo "(no stap: apt-get install systemtap to compare with it)"
 
 icount_rounds $mem

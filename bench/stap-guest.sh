@@ -68,6 +68,16 @@ stap_symbol_tree() {
 	STAP_BUILD_TREE=$tmp/stap-tree
 }
 
+# mem=512, or with bpftrace's files added to the array files when $1 is true and bpftrace
+# is installed, 1536 (bpftrace_guest_files).
+guest_mem_with_bpftrace() {
+	mem=512
+	if $1 && bpftrace_guest_files; then
+		files+=("${bpftrace_files[@]}")
+		mem=1536
+	fi
+}
+
 # bpftrace 0.17 (Debian's) in the guest as it is: the array bpftrace_files gets the
 # --vm-file arguments for it and its libraries (LLVM, clang, bcc: about 200 MB, so the
 # guest wants 1536 MB). Fails, saying so, when bpftrace is not installed.

@@ -90,11 +90,7 @@ for k in $(seq "$ncases"); do
 done
 # stap's copy of the program, where its scripts name it
 $have_stap && files+=(--vm-file "$tmp/ucalls:$tmp/ucalls")
-mem=512
-if $have_bpf && bpftrace_guest_files; then
-	files+=("${bpftrace_files[@]}")
-	mem=1536
-fi
+guest_mem_with_bpftrace $have_bpf
 $have_stap || echo "(no stap, or no symbol table for it: only hwtap and bpftrace run)"
 
 icount_rounds $mem

@@ -85,8 +85,12 @@ enum hwtap_probe_kind {
 	HWTAP_PROBE_FINAL,              /* end, error: always, not timed */
 };
 
-/* The most @entry() expressions one .return probe has (the translator checks). */
+/* The most @entry() expressions one .return probe has (the translator checks), and of
+ * them strings, in this module (the translator defines it when there are some). */
 #define HWTAP_UENTRY_MAX 8
+#ifndef HWTAP_UENTRY_STRS
+#define HWTAP_UENTRY_STRS 0
+#endif
 
 struct hwtap_context_base {
 	atomic_t busy;                  /* a handler runs on this CPU: others skip */
@@ -109,6 +113,9 @@ struct hwtap_context_base {
 	size_t print_len;
 	char print_buf[HWTAP_PRINTBUF];
 	int64_t uentry[HWTAP_UENTRY_MAX];	/* a process .return probe's @entry values */
+#if HWTAP_UENTRY_STRS
+	char uentry_str[HWTAP_UENTRY_STRS][MAXSTRINGLEN];	/* and strings */
+#endif
 };
 
 /*

@@ -154,7 +154,9 @@ static int _hwtap_uprobes_start(struct hwtap_uprobe *table, int n)
  * lock each (a frame's entry is in the group its key hashes to). A call whose return
  * never comes (longjmp, the thread exits) leaves its entry behind until its group needs
  * the slot, the oldest first. A return that finds no entry (the call began before the
- * script, or its entry was pushed out) reads 0.
+ * script, or its entry was pushed out) reads 0, and "" for a string. Strings are copied
+ * whole (MAXSTRINGLEN each): a slot has room for the most a probe of the module keeps,
+ * HWTAP_UENTRY_STRS, which the translator defines.
  */
 #ifndef HWTAP_UENTRY_SLOTS
 #define HWTAP_UENTRY_SLOTS 4096		/* a power of 2, at least HWTAP_UENTRY_GROUP */
@@ -167,6 +169,9 @@ struct hwtap_uentry {
 	int probe;
 	u64 seq;			/* when it was kept: the oldest goes first */
 	int64_t vals[HWTAP_UENTRY_MAX];
+#if HWTAP_UENTRY_STRS
+	char strs[HWTAP_UENTRY_STRS][MAXSTRINGLEN];
+#endif
 };
 
 struct hwtap_uentry_group {
@@ -206,9 +211,10 @@ static struct hwtap_uentry_group *_hwtap_uentry_group(int probe, unsigned long c
 	return &_hwtap_uentries[hash_long(key, ilog2(HWTAP_UENTRY_GROUPS))];
 }
 
-/* The companion of .return probe PROBE keeps N values under the current thread's frame
- * CFA. */
-static void _hwtap_uentry_push(int probe, unsigned long cfa, const int64_t *vals, int n)
+/* The companion of .return probe PROBE keeps N values and NS strings under the current
+ * thread's frame CFA. */
+static void _hwtap_uentry_push(int probe, unsigned long cfa, const int64_t *vals, int n,
+			       const void *strs, int ns)
 {
 	struct hwtap_uentry_group *g = _hwtap_uentry_group(probe, cfa);
 	struct hwtap_uentry *use = NULL;
@@ -231,24 +237,33 @@ static void _hwtap_uentry_push(int probe, unsigned long cfa, const int64_t *vals
 	use->probe = probe;
 	use->seq = ++g->seq;
 	memcpy(use->vals, vals, n * sizeof(*vals));
+#if HWTAP_UENTRY_STRS
+	memcpy(use->strs, strs, ns * MAXSTRINGLEN);
+#endif
 	raw_spin_unlock_irqrestore(&g->lock, flags);
 }
 
-/* .return probe PROBE takes the values of its call (the stack pointer it returned with is
- * that frame's CFA) into VALS; zeros when there are none. */
-static void _hwtap_uentry_pop(int probe, unsigned long cfa, int64_t *vals, int n)
+/* .return probe PROBE takes the values and strings of its call (the stack pointer it
+ * returned with is that frame's CFA) into VALS and STRS; zeros and "" when there are none. */
+static void _hwtap_uentry_pop(int probe, unsigned long cfa, int64_t *vals, int n, void *strs,
+			      int ns)
 {
 	struct hwtap_uentry_group *g = _hwtap_uentry_group(probe, cfa);
 	unsigned long flags;
 	int i;
 
 	memset(vals, 0, n * sizeof(*vals));
+	if (ns)
+		memset(strs, 0, ns * MAXSTRINGLEN);
 	raw_spin_lock_irqsave(&g->lock, flags);
 	for (i = 0; i < HWTAP_UENTRY_GROUP; i++) {
 		struct hwtap_uentry *s = &g->slot[i];
 
 		if (s->tid == current->pid && s->cfa == cfa && s->probe == probe) {
 			memcpy(vals, s->vals, n * sizeof(*vals));
+#if HWTAP_UENTRY_STRS
+			memcpy(strs, s->strs, ns * MAXSTRINGLEN);
+#endif
 			s->tid = 0;
 			break;
 		}

@@ -491,6 +491,7 @@ typedef struct USite {
 
 /* The most @entry() expressions a .return probe may have (runtime/lang.h's too). */
 #define HWTAP_UENTRY_MAX 8
+#define HWTAP_UENTRY_STRS_MAX 4          /* of them strings (copied whole: MAXSTRINGLEN each) */
 
 USite *process_site(Probe *p);
 /* PP with PATH as its process("...") and SPEC (when not NULL) as its second component's

@@ -906,17 +906,25 @@ static Type walk_at(Ctx *c, Node *n)
 		 * is these nodes), read by the .return probe (probe_process.c) */
 		if (c->probe && c->probe->entry_for) {
 			Type t = walk(c, n->lhs, TY_UNKNOWN);
-			if (t == TY_STRING && c->report)
-				error_at(n->tok, "@entry keeps numbers: hwtap cannot keep a string "
-					 "for the return");
-			return TY_LONG;
+			return t == TY_STRING ? TY_STRING : TY_LONG;
 		}
 		if (c->probe && c->probe->entry_probe) {
 			if (c->probe->entries.len > HWTAP_UENTRY_MAX && c->report &&
 			    n->num == HWTAP_UENTRY_MAX)
 				error_at(n->tok, "more than %d @entry expressions in one probe",
 					 HWTAP_UENTRY_MAX);
-			return TY_LONG;
+			/* the companion's walk of the same expression types it */
+			if (n->lhs->type == TY_STRING && c->report) {
+				int before = 0;
+				for (int i = 0; i < (int)n->num; i++)
+					before += ((Node *)c->probe->entries.data[i])->lhs->type ==
+						  TY_STRING;
+				if (before == HWTAP_UENTRY_STRS_MAX)
+					error_at(n->tok, "more than %d strings in the @entry "
+						 "expressions of one probe", HWTAP_UENTRY_STRS_MAX);
+			}
+			return n->lhs->type == TY_STRING ? TY_STRING :
+			       n->lhs->type == TY_UNKNOWN ? TY_UNKNOWN : TY_LONG;
 		}
 		if (c->report)
 			error_at(n->tok, "@entry is only meaningful in .return probes");

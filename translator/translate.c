@@ -1111,6 +1111,9 @@ static void prologue(Gen *g, Session *s, const char *name)
 			*eq = ' ';
 		tr_line(g, "#define %s", d);
 	}
+	int strs = ptab_uentry_strings(s);
+	if (strs)
+		tr_line(g, "#define HWTAP_UENTRY_STRS %d", strs);
 	tr_line(g, "#define HWTAP_MODULE_NAME \"%s\"", name);
 	const char *script = s->user->file->name, *slash = strrchr(script, '/');
 	script = slash ? slash + 1 : script;

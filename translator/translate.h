@@ -76,6 +76,7 @@ int ptab_process_count(Session *s);
 int ptab_uentries_count(Session *s);       /* .return probes with @entry */
 int ptab_process_table(Gen *g, Session *s);    /* hwtap_uprobes[]; how many entries */
 int ptab_task_count(Session *s);
+int ptab_uentry_strings(Session *s);             /* HWTAP_UENTRY_STRS */
 int ptab_task_tables(Gen *g, Session *s, int *nt);     /* hwtap_task_*[]; probes */
 void ptab_process_target(Gen *g, StrBuf *sb, Node *n);   /* $var in a process probe */
 void ptab_process_entry(Gen *g, StrBuf *sb, Node *n);    /* @entry(expr) */

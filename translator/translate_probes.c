@@ -560,17 +560,64 @@ int ptab_uentries_count(Session *s)
 	return n;
 }
 
+static bool entry_is_string(Node *e)
+{
+	return e->lhs->type == TY_STRING;
+}
+
+/* Where .return probe RET keeps its @entry node N: its place among RET's numbers, or
+ * among its strings; with N NULL, how many of each kind (STRINGS) there are. */
+static int entry_slot(Probe *ret, Node *n, bool strings)
+{
+	int k = 0;
+	for (int i = 0; i < ret->entries.len; i++) {
+		Node *e = ret->entries.data[i];
+		if (e == n)
+			return k;
+		k += entry_is_string(e) == strings;
+	}
+	return k;
+}
+
+/* The most @entry strings a .return probe keeps: runtime/uprobes.c's HWTAP_UENTRY_STRS. */
+int ptab_uentry_strings(Session *s)
+{
+	int most = 0;
+	for (int i = 0; i < s->probes.len; i++) {
+		Probe *p = s->probes.data[i];
+		int n = p->entry_probe ? entry_slot(p, NULL, true) : 0;
+		most = n > most ? n : most;     /* at most HWTAP_UENTRY_STRS_MAX: pass 2 */
+	}
+	return most;
+}
+
 /* @entry(expr): in the companion, computing it into the context; in the .return probe,
- * what the companion kept for this call. */
+ * what the companion kept for this call. A string is copied, into a buffer of its own. */
 void ptab_process_entry(Gen *g, StrBuf *sb, Node *n)
 {
-	if (g->probe && g->probe->entry_for) {
-		StrBuf v = {0};
-		tr_expr(g, &v, n->lhs);
-		sb_printf(sb, "(c->base.uentry[%d] = (%s))", (int)n->num, v.buf);
-	} else {
-		sb_printf(sb, "c->base.uentry[%d]", (int)n->num);
+	Probe *ret = g->probe->entry_for ? g->probe->entry_for : g->probe;
+	bool str = entry_is_string(n);
+	int k = entry_slot(ret, n, str);
+	const char *slot = xformat(str ? "c->base.uentry_str[%d]" : "c->base.uentry[%d]", k);
+	if (!g->probe->entry_for) {
+		sb_puts(sb, slot);
+		return;
 	}
+	StrBuf v = {0};
+	tr_expr(g, &v, n->lhs);
+	if (str)
+		sb_printf(sb, "({ strscpy(%s, (%s), MAXSTRINGLEN); (const char *)%s; })", slot,
+			  v.buf, slot);
+	else
+		sb_printf(sb, "(%s = (%s))", slot, v.buf);
+}
+
+/* The .return probe P's @entry values: "c->base.uentry, N" and its strings'. */
+static char *entry_args(Probe *p)
+{
+	int strs = entry_slot(p, NULL, true);
+	return xformat("c->base.uentry, %d, %s, %d", entry_slot(p, NULL, false),
+		       strs ? "c->base.uentry_str" : "NULL", strs);
 }
 
 void ptab_process_prologue(Gen *g, Probe *p)
@@ -578,8 +625,8 @@ void ptab_process_prologue(Gen *g, Probe *p)
 	if (!p->entry_probe)
 		return;
 	/* after a return, the stack pointer is the frame's CFA, the key it was kept under */
-	tr_line(g, "_hwtap_uentry_pop(%d, user_stack_pointer(regs), c->base.uentry, %d);",
-		uentries_index(g->s, p), p->entries.len);
+	tr_line(g, "_hwtap_uentry_pop(%d, user_stack_pointer(regs), %s);",
+		uentries_index(g->s, p), entry_args(p));
 }
 
 void ptab_process_epilogue(Gen *g, Probe *p)
@@ -594,6 +641,6 @@ void ptab_process_epilogue(Gen *g, Probe *p)
 			 p->entry_for->points.data[0]), why ? why : "no frame address");
 		return;
 	}
-	tr_line(g, "_hwtap_uentry_push(%d, %s, c->base.uentry, %d);", uentries_index(g->s, p),
-		cfa, p->entry_for->entries.len);
+	tr_line(g, "_hwtap_uentry_push(%d, %s, %s);", uentries_index(g->s, p), cfa,
+		entry_args(p->entry_for));
 }

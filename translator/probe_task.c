@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const PointShape task_shapes[] = {
 	{"process(string).begin"},
@@ -41,15 +42,25 @@ static int task_expand(const ProbeFamily *f, ProbePoint *pp, Session *s, bool qu
 		vec_push(out, pp);
 		return 1;
 	}
-	char *path = uprog_resolve(c->arg->str);
+	char *path = *c->arg->str ? uprog_resolve(c->arg->str) : NULL;
 	if (!path) {
 		if (!quiet)
-			error_at(c->arg->tok, "no program '%s' in $PATH", c->arg->str);
+			error_at(c->arg->tok, *c->arg->str ? "no program '%s' in $PATH" :
+				 "process(\"%s\"): expected a program's path or name", c->arg->str);
 		return 0;
 	}
+	/* a file here (not one --vm-file puts in the guest) is named as it resolves */
 	char real[PATH_MAX];
-	if (!uprog_is_vm_file(s, path) && realpath(path, real))
+	struct stat st;
+	if (!uprog_is_vm_file(s, path) && realpath(path, real)) {
 		path = xstrdup(real);
+		if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+			if (!quiet)
+				error_at(c->arg->tok, "process(\"%s\"): '%s' is not a regular file",
+					 c->arg->str, path);
+			return 0;
+		}
+	}
 	vec_push(out, process_point_with(pp, path, NULL));
 	return 1;
 }

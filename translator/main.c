@@ -67,9 +67,11 @@ static const char usage_text[] =
 	"\n"
 	"Pass 3 translates begin, end, error, timer, perf probes (perf.events with\n"
 	"libpfm4's names too; sampling, or counting with .counter and @perf; system-wide or\n"
-	".process, .process(\"PATH\")) and ras probes (ras.mce, ras.memory_failure and the\n"
+	".process, .process(\"PATH\")), ras probes (ras.mce, ras.memory_failure and the\n"
 	"kernel's other RAS tracepoints; stap's kernel.trace(\"mce:mce_record\") spelling\n"
-	"too) with variables, arrays, statistics, histograms,\n"
+	"too) and process probes (process(\"PATH\").function(\"NAME\"), .return,\n"
+	".statement, with DWARF's variables; process(\"PATH\").begin, .end, .thread.begin,\n"
+	".thread.end) with variables, arrays, statistics, histograms,\n"
 	"functions, try/catch, regular expressions and printing.\n";
 
 __attribute__((noreturn, format(printf, 1, 2)))

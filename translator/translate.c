@@ -1130,11 +1130,11 @@ static void prologue(Gen *g, Session *s, const char *name)
 		tr_line(g, "#include \"runtime/perf.c\"");
 		tr_line(g, "static struct hwtap_perf hwtap_perfs[%d];", nperf);
 	}
-	if (ptab_process_count(s))
+	if (ptab_count(s, ptab_is_process))
 		tr_line(g, "#include \"runtime/uprobes.c\"");
-	if (ptab_task_count(s))
+	if (ptab_count(s, ptab_is_task))
 		tr_line(g, "#include \"runtime/tasks.c\"");
-	int nras = ptab_ras_count(s);
+	int nras = ptab_count(s, ptab_is_ras);
 	if (nras) {
 		tr_line(g, "#include \"runtime/ras.c\"");
 		tr_line(g, "static struct hwtap_ras hwtap_ras[%d];", nras);

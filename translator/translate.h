@@ -60,6 +60,7 @@ bool ptab_is_perf(Probe *p);
 bool ptab_is_ras(Probe *p);
 bool ptab_is_process(Probe *p);
 bool ptab_is_task(Probe *p);                  /* process begin and end: tasks.c */
+int ptab_count(Session *s, bool (*is)(Probe *p));   /* how many probes IS says yes to */
 bool ptab_translatable(Probe *p);          /* false (and an error) if pass 3 has no code */
 bool ptab_body_runs(Probe *p);             /* not for never, nor for a counting perf probe */
 void ptab_timer(Gen *g, Probe *p, int index);            /* timer_INDEX and its callback */
@@ -68,14 +69,11 @@ void ptab_timers_stop(Gen *g, Session *s);               /* hwtap_stop()'s lines
 void ptab_perf_handler(Gen *g, int index);               /* perf_INDEX_fire */
 void ptab_ras_callbacks(Gen *g, Probe *p, int index);    /* ras_INDEX_tp and ras_INDEX_run */
 int ptab_perf_count(Session *s);
-int ptab_ras_count(Session *s);
 int ptab_perf_counter_index(Session *s, const char *name);   /* @perf("NAME")'s counter */
 int ptab_perf_table(Gen *g, Session *s);   /* hwtap_perfs[]; how many entries */
 int ptab_ras_table(Gen *g, Session *s);    /* hwtap_ras[]; how many entries */
-int ptab_process_count(Session *s);
 int ptab_uentries_count(Session *s);       /* .return probes with @entry */
 int ptab_process_table(Gen *g, Session *s);    /* hwtap_uprobes[]; how many entries */
-int ptab_task_count(Session *s);
 int ptab_uentry_strings(Session *s);             /* HWTAP_UENTRY_STRS */
 int ptab_task_tables(Gen *g, Session *s, int *nt);     /* hwtap_task_*[]; probes */
 void ptab_process_target(Gen *g, StrBuf *sb, Node *n);   /* $var in a process probe */

@@ -125,6 +125,15 @@ bool ptab_is_task(Probe *p)
 	return p->family == &process_task_family;
 }
 
+/* How many of S's probes IS says are of a family. */
+int ptab_count(Session *s, bool (*is)(Probe *p))
+{
+	int n = 0;
+	for (int i = 0; i < s->probes.len; i++)
+		n += is(s->probes.data[i]);
+	return n;
+}
+
 /* What pass 3 has no code for yet: reported once per probe. */
 bool ptab_translatable(Probe *p)
 {
@@ -300,14 +309,6 @@ int ptab_perf_table(Gen *g, Session *s)
 
 /* ---- ras probes (runtime/ras.c) ---------------------------------------------------- */
 
-int ptab_ras_count(Session *s)
-{
-	int n = 0;
-	for (int i = 0; i < s->probes.len; i++)
-		n += ptab_is_ras(s->probes.data[i]);
-	return n;
-}
-
 /* The index in hwtap_ras of the ras probe P. */
 static int ras_index(Session *s, Probe *p)
 {
@@ -356,7 +357,7 @@ void ptab_ras_callbacks(Gen *g, Probe *p, int index)
 /* The runtime's table of the ras probes; how many there are. */
 int ptab_ras_table(Gen *g, Session *s)
 {
-	int n = ptab_ras_count(s);
+	int n = ptab_count(s, ptab_is_ras);
 	if (!n)
 		return 0;
 	tr_line(g, "static struct hwtap_ras hwtap_ras[%d] = {", n);
@@ -403,18 +404,10 @@ void ptab_run_in_order(Gen *g, Session *s, const char *family)
 }
 /* ---- process probes: uprobes (runtime/uprobes.c) -------------------------------------- */
 
-int ptab_process_count(Session *s)
-{
-	int n = 0;
-	for (int i = 0; i < s->probes.len; i++)
-		n += ptab_is_process(s->probes.data[i]);
-	return n;
-}
-
 /* hwtap_uprobes[]: each process probe's file, offset and handler; how many entries. */
 int ptab_process_table(Gen *g, Session *s)
 {
-	int n = ptab_process_count(s);
+	int n = ptab_count(s, ptab_is_process);
 	if (!n)
 		return 0;
 	tr_line(g, "static struct hwtap_uprobe hwtap_uprobes[%d] = {", n);
@@ -475,14 +468,6 @@ void ptab_process_target(Gen *g, StrBuf *sb, Node *n)
 }
 
 /* ---- process begin and end probes: runtime/tasks.c --------------------------------------- */
-
-int ptab_task_count(Session *s)
-{
-	int n = 0;
-	for (int i = 0; i < s->probes.len; i++)
-		n += ptab_is_task(s->probes.data[i]);
-	return n;
-}
 
 /* The index of what P follows among TARGETS (paths; "" for every process), added to them
  * if new. */

@@ -478,6 +478,11 @@ char *dwarf_cfa(UProgram *p, UFunc *f, uint64_t pc, const char **why);  /* C, or
 bool dwarf_line_address(UProgram *p, UFunc *f, int line, bool nearest, uint64_t *addr,
 			int *at);
 
+/* ---- usyms.c: user programs' symbol tables in the module (pass 3) -------------------- */
+
+bool usyms_needed(Session *s);                  /* a used function says pragma:usyms */
+char *usyms_tables(Session *s);                 /* C for the module; NULL after an error */
+
 /* ---- probe_process.c ------------------------------------------------------------------ */
 
 /* Where a process probe is: a function of a program, at its body or (ret) its entry. */
@@ -679,6 +684,8 @@ struct Session {
 	int vm_cpus, vm_mem, vm_timeout, vm_stop_timeout;
 	VEC(char *) vm_modprobe;
 	VEC(char *) vm_files;
+	VEC(char *) symbol_files;         /* -d PATH: user programs whose symbols to carry */
+	bool ldd;                         /* --ldd: and the libraries they need */
 
 	Script *user;                     /* the script given on the command line */
 	VEC(Script *) tapsets;

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,11 @@ static const char usage_text[] =
 	"  -x PID            the process target() returns\n"
 	"  -c CMD            run the shell command CMD (in the guest with --vm) once the\n"
 	"                    module runs; target() is its process; its exit ends the run\n"
+	"  -d PATH           carry the symbols of the program or library PATH (usymname(),\n"
+	"                    print_ubacktrace() ...; -c's program and its libraries, and\n"
+	"                    process(\"PATH\") programs, without asking); -d MODULE: kernel\n"
+	"                    modules are all named already\n"
+	"      --ldd         and those of the shared libraries they need\n"
 	"  -F                detach once the begin probes ran: the session runs on with no\n"
 	"                    reader (hwtap-run -L lists, -A NAME reattaches, -d NAME ends)\n"
 	"      --textfile=FILE  replace FILE with the Prometheus metrics the script\n"
@@ -153,12 +159,26 @@ static void check_define(const char *arg)
 			usage_error("-D name '%.*s' is not a valid C identifier", (int)n, arg);
 }
 
+/* -d: a user program or library by its path (one without '/' names a kernel module,
+ * which kallsyms names anyway, as SystemTap's -d does for its symbols). */
+static void add_symbol_file(Session *s, const char *arg)
+{
+	if (!*arg)
+		usage_error("-d needs a program's or library's path");
+	if (!strchr(arg, '/'))
+		return;
+	char real[PATH_MAX];
+	if (*arg != '/' && realpath(arg, real))
+		arg = xstrdup(real);
+	vec_push(&s->symbol_files, (char *)arg);
+}
+
 int main(int argc, char **argv)
 {
 	enum {
 		OPT_VERSION = 256, OPT_HELP, OPT_COMPAT, OPT_VM, OPT_VM_CPUS, OPT_VM_MEM,
 		OPT_VM_MODPROBE, OPT_VM_FILE, OPT_VM_TIMEOUT, OPT_VM_STOP_TIMEOUT, OPT_LIST_KERNELS, OPT_PMU,
-		OPT_VM_ICOUNT, OPT_KERNEL_FEATURES, OPT_TEXTFILE,
+		OPT_VM_ICOUNT, OPT_KERNEL_FEATURES, OPT_TEXTFILE, OPT_LDD,
 	};
 	static const struct option longopts[] = {
 		{"version", no_argument, NULL, OPT_VERSION},
@@ -179,6 +199,7 @@ int main(int argc, char **argv)
 		{"kernel-features", no_argument, NULL, OPT_KERNEL_FEATURES},
 		{"pmu", required_argument, NULL, OPT_PMU},
 		{"textfile", required_argument, NULL, OPT_TEXTFILE},
+		{"ldd", no_argument, NULL, OPT_LDD},
 		{0, 0, 0, 0},
 	};
 	Session s;
@@ -189,7 +210,7 @@ int main(int argc, char **argv)
 	int c;
 	opterr = 0;
 	bool list_kernels = false, print_features = false;
-	while ((c = getopt_long(argc, argv, "+:p:e:I:D:r:m:s:o:S:x:c:j:Fa:gkvl:L:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:e:I:D:r:m:s:o:S:x:c:j:Fa:gkvl:L:hd:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': check_module_name(optarg); s.module_name = optarg; break;
 		case 's': s.bufsize_mb = positive(optarg, "-s", 4096); break;
@@ -208,6 +229,8 @@ int main(int argc, char **argv)
 			break;
 		case OPT_VM_MODPROBE: vec_push(&s.vm_modprobe, optarg); break;
 		case OPT_VM_FILE: vec_push(&s.vm_files, optarg); break;
+		case 'd': add_symbol_file(&s, optarg); break;
+		case OPT_LDD: s.ldd = true; break;
 		case 'p': s.pass = parse_pass(optarg); break;
 		case 'e': inline_script = optarg; break;
 		case 'I': vec_push(&s.include_dirs, optarg); break;

@@ -977,15 +977,29 @@ static void globals_storage(Gen *g)
 	tr_line(g, "%s", "");
 }
 
+/* Whether a tapset file the script uses includes runtime/usyms.c (tapset/ucontext.stp):
+ * then the module has the user symbol tables, and starts and stops their runtime. */
+static bool uses_usyms(Session *s)
+{
+	for (int i = 0; i < s->tapsets.len; i++) {
+		Script *sc = s->tapsets.data[i];
+		for (int j = 0; j < sc->embeds.len && sc->used; j++)
+			if (strstr(((Token *)sc->embeds.data[j])->str, "runtime/usyms.c"))
+				return true;
+	}
+	return false;
+}
+
 static void session_hooks(Gen *g, Session *s)
 {
 	int nperf = ptab_perf_table(g, s), nras = ptab_ras_table(g, s);
 	int nproc = ptab_process_table(g, s), ntargets;
 	int ntask = ptab_task_tables(g, s, &ntargets);
+	bool usyms = uses_usyms(s);
 	globals_storage(g);
 	tr_line(g, "static int hwtap_start(void)");
 	tr_line(g, "{");
-	if (nperf || nras || nproc || ntask)
+	if (nperf || nras || nproc || ntask || usyms)
 		tr_line(g, "\tint rc;");
 	tr_line(g, "\thwtap_contexts = (struct hwtap_context * __percpu *)"
 		"_hwtap_contexts_alloc(sizeof(struct hwtap_context));");
@@ -996,6 +1010,12 @@ static void session_hooks(Gen *g, Session *s)
 	tr_line(g, "\t\thwtap_contexts = NULL;");
 	tr_line(g, "\t\treturn -ENOMEM;");
 	tr_line(g, "\t}");
+	if (usyms) {
+		tr_line(g, "\t/* before anything that runs handlers: their first addresses are named */");
+		tr_line(g, "\trc = _hwtap_usyms_start();");
+		tr_line(g, "\tif (rc)");
+		tr_line(g, "\t\tgoto fail_free;");
+	}
 	if (nras) {
 		tr_line(g, "\t/* watched before the begin probes: their records wait */");
 		tr_line(g, "\trc = _hwtap_ras_start(hwtap_ras, %d);", nras);
@@ -1051,8 +1071,10 @@ static void session_hooks(Gen *g, Session *s)
 		tr_line(g, "fail_ras: __attribute__((unused));");
 		tr_line(g, "\t_hwtap_ras_stop(hwtap_ras, %d);", nras);
 	}
-	if (nperf || nras || nproc || ntask) {
+	if (nperf || nras || nproc || ntask || usyms) {
 		tr_line(g, "fail_free: __attribute__((unused));");
+		if (usyms)
+			tr_line(g, "\t_hwtap_usyms_stop();");
 		tr_line(g, "\t_hwtap_contexts_free((void * __percpu *)hwtap_contexts);");
 		tr_line(g, "\thwtap_contexts = NULL;");
 		tr_line(g, "\thwtap_globals_free();");
@@ -1073,6 +1095,8 @@ static void session_hooks(Gen *g, Session *s)
 		tr_line(g, "\t_hwtap_ras_stop(hwtap_ras, %d);", nras);
 	if (nperf)
 		tr_line(g, "\t_hwtap_perf_stop(hwtap_perfs, %d);", nperf);
+	if (uses_usyms(s))
+		tr_line(g, "\t_hwtap_usyms_stop();");
 	tr_line(g, "}");
 	tr_line(g, "%s", "");
 	tr_line(g, "static void hwtap_end(void)");
@@ -1147,6 +1171,11 @@ static void prologue(Gen *g, Session *s, const char *name)
 				src->header);
 	}
 	tr_line(g, "%s", "");
+	if (uses_usyms(s)) {
+		char *tables = usyms_tables(s);
+		if (tables)
+			sb_puts(g->out, tables);
+	}
 	for (int i = 0; i < s->tapsets.len; i++) {
 		Script *sc = s->tapsets.data[i];
 		for (int j = 0; j < sc->embeds.len && sc->used; j++)

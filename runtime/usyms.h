@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * usyms.h - the shape of the symbol tables the translator writes into a module for
+ * usymname() and the rest (translator/usyms.c writes them, runtime/usyms.c reads them).
+ */
+#ifndef HWTAP_USYMS_H
+#define HWTAP_USYMS_H
+
+#include <linux/path.h>
+#include <linux/types.h>
+
+struct hwtap_useg {			/* a PT_LOAD segment */
+	u64 offset, vaddr, size;	/* file offset, link-time address, bytes in the file */
+};
+
+struct hwtap_usym {
+	u64 addr;			/* link-time address */
+	u32 name;			/* offset in the module's names */
+};
+
+struct hwtap_umod {
+	/* the generated code's */
+	const char *path;		/* where the module runs */
+	u64 size;			/* the file's size: another file there is not it */
+	const struct hwtap_useg *segs;
+	int nsegs;
+	const struct hwtap_usym *syms;
+	int nsyms;
+	const char *names;
+	/* the runtime's */
+	struct path file;
+	const struct inode *inode;	/* compared, NULL when PATH did not resolve */
+	char *name;			/* the file's path, what umodname() says */
+};
+
+#endif /* HWTAP_USYMS_H */

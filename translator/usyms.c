@@ -1,0 +1,329 @@
+/* usyms.c - the symbol tables of user-space programs a module carries, so that its
+ * handlers can name user addresses: usymname(), usymdata(), umodname() and the user
+ * backtraces (tapset/ucontext.stp, runtime/usyms.c). Pass 3.
+ *
+ * Which files: the program -c runs (its first word, through $PATH) or -x's
+ * (/proc/PID/exe), with the shared libraries it needs, as SystemTap 4.7+ adds its target;
+ * every program a process("PATH") point names; each -d PATH; and with --ldd the
+ * libraries all of those need. A library is found as the dynamic linker finds it:
+ * DT_RPATH, DT_RUNPATH ($ORIGIN too), then the system's folders for the target's
+ * architecture. Only what the script can ask about is written: nothing unless it uses a
+ * function whose embedded C says "pragma:usyms".
+ *
+ * Per file, its PT_LOAD segments (file offset, link-time address, size in the file) and
+ * its symbols (.symtab, or .dynsym when stripped: functions, IFUNCs and objects, by
+ * link-time address, one per address), written as C arrays the runtime searches.
+ */
+#include "hwtap.h"
+#include "translate.h"
+
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+	uint64_t addr;
+	const char *name;
+	int rank;                        /* which of several at one address is kept: lower */
+} USym;
+
+static int by_addr(const void *a, const void *b)
+{
+	const USym *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	return strcmp(x->name, y->name);
+}
+
+/* Global functions first, then weak, then local; objects after functions. */
+static int sym_rank(const GElf_Sym *sym)
+{
+	int bind = GELF_ST_BIND(sym->st_info);
+	int rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+	return rank + (GELF_ST_TYPE(sym->st_info) == STT_OBJECT ? 3 : 0);
+}
+
+/* The symbols of one table (SHT_SYMTAB or SHT_DYNSYM) into OUT (*N of *CAP). */
+static void read_table(Elf *elf, int type, USym **out, int *n, int *cap)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != (unsigned)type || !sh.sh_entsize)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		size_t count = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 1; data && i < count; i++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
+				continue;
+			int t = GELF_ST_TYPE(sym.st_info);
+			if (t != STT_FUNC && t != STT_GNU_IFUNC && t != STT_OBJECT)
+				continue;
+			const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (!name || !*name)
+				continue;
+			*out = xgrow(*out, cap, *n + 1, sizeof(**out));
+			(*out)[(*n)++] = (USym){sym.st_value, xstrndup(name, strcspn(name, "@")),
+						sym_rank(&sym)};
+		}
+	}
+}
+
+/* The file's table as C, named by index K, appended to OUT; the module's initializer to
+ * MODS. */
+static void write_module(StrBuf *out, StrBuf *mods, int k, const char *path, Elf *elf)
+{
+	size_t nph = 0;
+	int nsegs = 0;
+	sb_printf(out, "static const struct hwtap_useg hwtap_usegs_%d[] = {", k);
+	if (!elf_getphdrnum(elf, &nph)) {
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			sb_printf(out, "%s{%#llx, %#llx, %#llx}", nsegs++ ? ", " : "",
+				  (unsigned long long)ph.p_offset, (unsigned long long)ph.p_vaddr,
+				  (unsigned long long)ph.p_filesz);
+		}
+	}
+	if (!nsegs)
+		sb_puts(out, "{0}");
+	sb_puts(out, "};\n");
+
+	USym *syms = NULL;
+	int n = 0, cap = 0;
+	read_table(elf, SHT_SYMTAB, &syms, &n, &cap);
+	if (!n)
+		read_table(elf, SHT_DYNSYM, &syms, &n, &cap);
+	if (n)
+		qsort(syms, n, sizeof(*syms), by_addr);
+	StrBuf names = {0};
+	sb_putn(&names, "", 0);
+	int kept = 0;
+	sb_printf(out, "static const struct hwtap_usym hwtap_usyms_%d[] = {", k);
+	for (int i = 0; i < n; i++) {
+		if (i && syms[i].addr == syms[i - 1].addr)
+			continue;
+		sb_printf(out, "%s{%#llx, %zu}", !kept ? "\n\t" : kept % 4 ? ", " : ",\n\t",
+			  (unsigned long long)syms[i].addr, names.len);
+		kept++;
+		sb_putn(&names, syms[i].name, strlen(syms[i].name) + 1);
+	}
+	if (!kept)
+		sb_puts(out, "{0}");
+	sb_puts(out, "\n};\n");
+	sb_printf(out, "static const char hwtap_unames_%d[] = %s;\n", k,
+		  tr_c_string(names.buf, names.len));
+	size_t size = 0;
+	elf_rawfile(elf, &size);
+	sb_printf(mods, "\t{ .path = %s, .size = %zu, .segs = hwtap_usegs_%d, .nsegs = %d, "
+		  ".syms = hwtap_usyms_%d, .nsyms = %d, .names = hwtap_unames_%d },\n",
+		  tr_c_string(path, strlen(path)), size, k, nsegs, k, kept, k);
+}
+
+/* ---- which files -------------------------------------------------------------------------- */
+
+typedef struct {
+	Session *s;
+	VEC(char *) paths;               /* where the module runs */
+	VEC(UProgram *) progs;
+	VEC(bool) libs_added;            /* per path: its libraries are in (as pointers) */
+} Files;
+
+static int file_index(Files *f, const char *path)
+{
+	for (int i = 0; i < f->paths.len; i++)
+		if (!strcmp(f->paths.data[i], path))
+			return i;
+	return -1;
+}
+
+/* PATH in the list (once); false after an error when REQUIRED (a -d), else quietly. */
+static bool add_file(Files *f, const char *path, bool required, const char *why_named)
+{
+	if (file_index(f, path) >= 0)
+		return true;
+	const char *why = NULL;
+	UProgram *p = uprog_open(f->s, path, &why);
+	if (!p) {
+		if (required)
+			error_plain("%s: %s", why_named, why);
+		return !required;
+	}
+	vec_push(&f->paths, xstrdup(path));
+	vec_push(&f->progs, p);
+	vec_push(&f->libs_added, NULL);
+	return true;
+}
+
+/* The folders the dynamic linker searches last, for the target's architecture. */
+static const char *const *system_dirs(Session *s)
+{
+	static const char *const x86[] = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+					  "/lib64", "/usr/lib64", "/lib", "/usr/lib", NULL};
+	static const char *const arm[] = {"/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+					  "/lib64", "/usr/lib64", "/lib", "/usr/lib", NULL};
+	return s->arch && !strcmp(s->arch, "arm64") ? arm : x86;
+}
+
+/* The library NAME that file K needs, where the dynamic linker would find it; NULL if
+ * nowhere. */
+static char *find_library(Files *f, int k, const char *name, const char *rpath,
+			  const char *runpath)
+{
+	if (strchr(name, '/'))
+		return xstrdup(name);
+	const char *self = f->paths.data[k], *slash = strrchr(self, '/');
+	char *origin = xstrndup(self, slash ? (size_t)(slash - self) : 0);
+	for (const char *list = runpath ? runpath : rpath; list && *list;) {
+		size_t len = strcspn(list, ":");
+		char *dir = xstrndup(list, len);
+		if (!strncmp(dir, "$ORIGIN", 7))
+			dir = xformat("%s%s", origin, dir + 7);
+		else if (!strncmp(dir, "${ORIGIN}", 9))
+			dir = xformat("%s%s", origin, dir + 9);
+		char *cand = xformat("%s/%s", dir, name);
+		const char *why;
+		if (*dir && uprog_open(f->s, cand, &why))
+			return cand;
+		list += len + (list[len] == ':');
+	}
+	for (const char *const *d = system_dirs(f->s); *d; d++) {
+		char *cand = xformat("%s/%s", *d, name);
+		const char *why;
+		if (uprog_open(f->s, cand, &why))
+			return cand;
+	}
+	return NULL;
+}
+
+/* The libraries file K needs (DT_NEEDED) and its interpreter, into the list. */
+static void add_needed(Files *f, int k)
+{
+	Elf *elf = uprog_elf(f->progs.data[k]);
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		size_t count = sh.sh_size / sh.sh_entsize;
+		const char *rpath = NULL, *runpath = NULL;
+		for (size_t i = 0; data && i < count; i++) {
+			GElf_Dyn dyn;
+			if (gelf_getdyn(data, i, &dyn) && dyn.d_tag == DT_RPATH)
+				rpath = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			if (gelf_getdyn(data, i, &dyn) && dyn.d_tag == DT_RUNPATH)
+				runpath = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+		}
+		for (size_t i = 0; data && i < count; i++) {
+			GElf_Dyn dyn;
+			if (!gelf_getdyn(data, i, &dyn) || dyn.d_tag != DT_NEEDED)
+				continue;
+			const char *name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			char *lib = name ? find_library(f, k, name, rpath, runpath) : NULL;
+			if (lib)
+				add_file(f, lib, false, NULL);
+		}
+	}
+	/* the dynamic linker: code the program runs too */
+	size_t nph = 0, size = 0;
+	char *image = elf_rawfile(elf, &size);
+	for (size_t i = 0; image && !elf_getphdrnum(elf, &nph) && i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_INTERP || ph.p_offset >= size ||
+		    ph.p_filesz > size - ph.p_offset)
+			continue;
+		char *interp = xstrndup(image + ph.p_offset, ph.p_filesz);
+		if (*interp == '/')
+			add_file(f, interp, false, NULL);
+	}
+}
+
+/* The libraries file K needs, and theirs, into the list. */
+static void add_libraries(Files *f, int k)
+{
+	int from = f->paths.len;
+	if (!f->libs_added.data[k]) {
+		f->libs_added.data[k] = (void *)1;
+		add_needed(f, k);
+	}
+	for (int i = from; i < f->paths.len; i++)
+		if (!f->libs_added.data[i]) {
+			f->libs_added.data[i] = (void *)1;
+			add_needed(f, i);
+		}
+}
+
+/* The program -c runs or -x names, where the module runs; NULL if unknown. */
+static char *target_program(Session *s)
+{
+	if (s->command) {
+		size_t skip = strspn(s->command, " \t");
+		char *word = xstrndup(s->command + skip, strcspn(s->command + skip,
+								 " \t;|&<>()"));
+		if (!*word || strchr(word, '=') || strchr(word, '$'))
+			return NULL;
+		return uprog_resolve(word);
+	}
+	if (s->target_pid && !s->vm) {
+		char buf[4096];
+		ssize_t n = readlink(xformat("/proc/%ld/exe", s->target_pid), buf, sizeof(buf) - 1);
+		if (n > 0) {
+			buf[n] = '\0';
+			return xstrdup(buf);
+		}
+	}
+	return NULL;
+}
+
+bool usyms_needed(Session *s)
+{
+	for (int i = 0; i < s->funcs.len; i++) {
+		Node *body = ((Function *)s->funcs.data[i])->body;
+		if (body->kind == N_EMBEDDED && strstr(body->str, "pragma:usyms"))
+			return true;
+	}
+	return false;
+}
+
+/* The tables, as C the generated module puts before the tapset's embedded code: NULL
+ * after an error (a -d file that cannot be read). */
+char *usyms_tables(Session *s)
+{
+	Files f = {.s = s};
+	if (usyms_needed(s)) {
+		char *target = target_program(s);
+		if (target && add_file(&f, target, false, NULL))
+			if (file_index(&f, target) >= 0)
+				add_libraries(&f, file_index(&f, target));
+		for (int i = 0; i < s->probes.len; i++) {
+			Probe *p = s->probes.data[i];
+			const char *path = NULL;
+			if (ptab_is_process(p) && process_site(p))
+				path = uprog_path(process_site(p)->prog);
+			else if (ptab_is_task(p))
+				task_probe_kind(p, &path);
+			if (path)
+				add_file(&f, path, false, NULL);
+		}
+		for (int i = 0; i < s->symbol_files.len; i++)
+			if (!add_file(&f, s->symbol_files.data[i], true,
+				      xformat("-d %s", (char *)s->symbol_files.data[i])))
+				return NULL;
+		for (int i = 0; s->ldd && i < f.paths.len; i++)
+			add_libraries(&f, i);
+	}
+	StrBuf out = {0}, mods = {0};
+	sb_puts(&out, "#include \"runtime/usyms.h\"\n");
+	for (int i = 0; i < f.paths.len; i++)
+		write_module(&out, &mods, i, f.paths.data[i], uprog_elf(f.progs.data[i]));
+	sb_printf(&out, "#define HWTAP_UMODS %d\n", f.paths.len);
+	sb_printf(&out, "static struct hwtap_umod hwtap_umods[%d] = {\n%s};\n",
+		  f.paths.len ? f.paths.len : 1, mods.buf ? mods.buf : "");
+	return out.buf;
+}

@@ -606,6 +606,15 @@ static int _hwtap_usym_format(char *buf, size_t len, struct task_struct *task,
 	return scnprintf(buf, len, "%#lx", addr);
 }
 
+/* Whether ADDR of TASK is the first instruction of a symbol hwtap knows. */
+static bool _hwtap_usym_at_start(struct task_struct *task, unsigned long addr)
+{
+	const char *mod;
+	unsigned long off = 0, size;
+
+	return _hwtap_usym_lookup(task, addr, &mod, &off, &size) && !off;
+}
+
 /* The user registers of the probe's task, if it is the current one and has user code. */
 static struct pt_regs *_hwtap_uregs(struct hwtap_context_base *b)
 {
@@ -642,6 +651,23 @@ static int _hwtap_ubacktrace(struct hwtap_context_base *b, unsigned long *pcs, i
 		return n;
 	fp = frame_pointer(regs);
 	low = user_stack_pointer(regs);
+	if (n < max && _hwtap_usym_at_start(b->task, pcs[0])) {
+		/* at a named function's first instruction (a uprobe on a function without
+		 * DWARF, a sample there): its frame is not made yet, the frame pointer is
+		 * still its caller's, and the return address is where the call left it */
+		unsigned long ret;
+#if defined(CONFIG_X86_64)
+		if (!_hwtap_ucopy(&ret, low, sizeof(ret)))
+			return n;
+#elif defined(CONFIG_ARM64)
+		ret = regs->regs[30];
+#else
+		return n;
+#endif
+		if (!ret)
+			return n;
+		pcs[n++] = ret;
+	}
 	while (n < max) {
 		unsigned long frame[2];		/* the caller's frame pointer, the return */
 

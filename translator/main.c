@@ -285,6 +285,11 @@ int main(int argc, char **argv)
 	}
 	if (s.command && s.target_pid)
 		usage_error("-c and -x both name the target process: use one");
+	for (int i = 0; i < s.symbol_files.len; i++) {
+		const char *why = NULL;
+		if (!uprog_open(&s, s.symbol_files.data[i], &why))
+			usage_error("-d %s: %s", (char *)s.symbol_files.data[i], why);
+	}
 	if (list)
 		return list_points(&s, list, list_vars);
 

@@ -142,18 +142,15 @@ static int file_index(Files *f, const char *path)
 	return -1;
 }
 
-/* PATH in the list (once); false after an error when REQUIRED (a -d), else quietly. */
-static bool add_file(Files *f, const char *path, bool required, const char *why_named)
+/* PATH in the list (once), if it can be read: whether it is there. */
+static bool add_file(Files *f, const char *path)
 {
 	if (file_index(f, path) >= 0)
 		return true;
 	const char *why = NULL;
 	UProgram *p = uprog_open(f->s, path, &why);
-	if (!p) {
-		if (required)
-			error_plain("%s: %s", why_named, why);
-		return !required;
-	}
+	if (!p)
+		return false;
 	vec_push(&f->paths, xstrdup(path));
 	vec_push(&f->progs, p);
 	vec_push(&f->libs_added, NULL);
@@ -227,7 +224,7 @@ static void add_needed(Files *f, int k)
 			const char *name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
 			char *lib = name ? find_library(f, k, name, rpath, runpath) : NULL;
 			if (lib)
-				add_file(f, lib, false, NULL);
+				add_file(f, lib);
 		}
 	}
 	/* the dynamic linker: code the program runs too */
@@ -240,7 +237,7 @@ static void add_needed(Files *f, int k)
 			continue;
 		char *interp = xstrndup(image + ph.p_offset, ph.p_filesz);
 		if (*interp == '/')
-			add_file(f, interp, false, NULL);
+			add_file(f, interp);
 	}
 }
 
@@ -291,14 +288,13 @@ bool usyms_needed(Session *s)
 	return false;
 }
 
-/* The tables, as C the generated module puts before the tapset's embedded code: NULL
- * after an error (a -d file that cannot be read). */
+/* The tables, as C the generated module puts before the tapset's embedded code. */
 char *usyms_tables(Session *s)
 {
 	Files f = {.s = s};
 	if (usyms_needed(s)) {
 		char *target = target_program(s);
-		if (target && add_file(&f, target, false, NULL))
+		if (target && add_file(&f, target))
 			if (file_index(&f, target) >= 0)
 				add_libraries(&f, file_index(&f, target));
 		for (int i = 0; i < s->probes.len; i++) {
@@ -309,12 +305,11 @@ char *usyms_tables(Session *s)
 			else if (ptab_is_task(p))
 				task_probe_kind(p, &path);
 			if (path)
-				add_file(&f, path, false, NULL);
+				add_file(&f, path);
 		}
+		/* (main.c opened each -d file: it refuses those it cannot read) */
 		for (int i = 0; i < s->symbol_files.len; i++)
-			if (!add_file(&f, s->symbol_files.data[i], true,
-				      xformat("-d %s", (char *)s->symbol_files.data[i])))
-				return NULL;
+			add_file(&f, s->symbol_files.data[i]);
 		for (int i = 0; s->ldd && i < f.paths.len; i++)
 			add_libraries(&f, i);
 	}

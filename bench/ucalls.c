@@ -1,7 +1,7 @@
 /* bench/ucalls.c - a workload that is mostly calls of one small function, for the cost of
  * a uprobe on it: calls target() CALLS times and prints "CALLS CPU_NS": the number of
  * calls and the thread's CPU time per call, in nanoseconds. Built statically with -g by
- * bench/uprobes.sh to run in the guest.
+ * bench/uprobes.sh (with frame pointers: its backtrace case) to run in the guest.
  *   ucalls [CALLS [OUT]]    (default 100000 calls; the line goes to OUT when given) */
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,6 +17,14 @@
 #   2 counters     at the entry and the return, two .process("PATH") counters read
 #                  with @perf and their difference kept per thread (SystemTap's perf.stp
 #                  pattern; bpftrace cannot read a perf counter in a uprobe: "-")
+#   usymname key   the function the task is in as an aggregate's key (pf3's
+#                  s[usymname(uaddr())] <<< 1; bpftrace's @[usym] = count(), which keeps
+#                  the address and names it when the map is printed)
+#   ubacktrace key the user backtrace as a key (s[ubacktrace()] <<< 1; bpftrace's
+#                  @[ustack] = count()): ucalls is built with frame pointers, as
+#                  hwtap's backtraces need (stap unwinds with the DWARF CFI)
+# The symbol cases cost the same in a sample handler (a cpu-clock probe) as here: the
+# lookup does not depend on the context.
 # The last lines give each tool's cost of the empty handler above the floor, and the
 # worst ratios hwtap/stap and hwtap/bpftrace over the cases.
 #   bench/uprobes.sh [HWTAP]      (ROUNDS=3, SHIFT=4, CALLS=20000)
@@ -25,7 +33,7 @@ rounds=${ROUNDS:-3}
 shift_=${SHIFT:-4}
 calls=${CALLS:-20000}
 
-gcc -O2 -g -Wall -static -o "$tmp/ucalls" bench/ucalls.c
+gcc -O2 -g -fno-omit-frame-pointer -Wall -static -o "$tmp/ucalls" bench/ucalls.c
 work="/root/ucalls $calls /tmp/w"
 files=(--vm-file loader/hwtap-run:/root/hwtap-run --vm-file "$tmp/ucalls:/root/ucalls")
 fn='process("/root/ucalls").function("target")'
@@ -47,6 +55,14 @@ probe perf.sw.page_faults.process("/root/ucalls").counter("a") { }
 probe perf.sw.context_switches.process("/root/ucalls").counter("b") { }
 probe $fn { t[tid(), 1] = @perf("a"); t[tid(), 2] = @perf("b") }
 probe $fn.return { d[tid()] += @perf("a") - t[tid(), 1] + @perf("b") - t[tid(), 2] }
+EOS
+case_ 'usymname key' 'uprobe:/root/ucalls:target { @[usym] = count(); }' <<EOS
+global s
+probe $fn { s[usymname(uaddr())] <<< 1 }
+EOS
+case_ 'ubacktrace key' 'uprobe:/root/ucalls:target { @[ustack] = count(); }' <<EOS
+global s
+probe $fn { s[ubacktrace()] <<< 1 }
 EOS
 
 have_stap=false

@@ -452,6 +452,7 @@ static int _hwtap_usyms_start(void)
 	}
 	if (rc) {
 		_hwtap_usyms_unwatch();
+		rcu_barrier();	/* an exec or exit before the failure may have dropped a record */
 		kvfree(_hwtap_umaps_pool);
 		_hwtap_umaps_pool = NULL;
 		_hwtap_usyms_release();

@@ -138,6 +138,14 @@ void uprog_close_all(Session *s)
 }
 
 const char *uprog_path(UProgram *p) { return p->path; }
+
+/* Whether A and B are one file on this machine (two paths, links, of it). */
+bool uprog_same_file(UProgram *a, UProgram *b)
+{
+	struct stat x, y;
+	return !fstat(a->fd, &x) && !fstat(b->fd, &y) && x.st_dev == y.st_dev &&
+	       x.st_ino == y.st_ino;
+}
 bool uprog_is_pie(UProgram *p) { return p->pie; }
 Elf *uprog_elf(UProgram *p) { return p->elf; }
 void **uprog_dwarf_slot(UProgram *p, bool **tried)

@@ -461,6 +461,7 @@ UProgram *uprog_open(Session *s, const char *path, const char **why);   /* once 
 void uprog_close_all(Session *s);       /* before the arena goes (fuzz_front.c) */
 void dwarf_close(UProgram *p);
 const char *uprog_path(UProgram *p);
+bool uprog_same_file(UProgram *a, UProgram *b);
 bool uprog_is_pie(UProgram *p);
 uint16_t uprog_machine(UProgram *p);
 Elf *uprog_elf(UProgram *p);

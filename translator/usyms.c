@@ -142,7 +142,8 @@ static int file_index(Files *f, const char *path)
 	return -1;
 }
 
-/* PATH in the list (once), if it can be read: whether it is there. */
+/* PATH in the list (once, by path and by file: the first path of a file found through
+ * two is kept), if it can be read: whether it is there. */
 static bool add_file(Files *f, const char *path)
 {
 	if (file_index(f, path) >= 0)
@@ -151,6 +152,9 @@ static bool add_file(Files *f, const char *path)
 	UProgram *p = uprog_open(f->s, path, &why);
 	if (!p)
 		return false;
+	for (int i = 0; i < f->progs.len; i++)
+		if (uprog_same_file(f->progs.data[i], p))
+			return true;
 	vec_push(&f->paths, xstrdup(path));
 	vec_push(&f->progs, p);
 	vec_push(&f->libs_added, NULL);
@@ -202,7 +206,21 @@ static char *find_library(Files *f, int k, const char *name, const char *rpath,
 static void add_needed(Files *f, int k)
 {
 	Elf *elf = uprog_elf(f->progs.data[k]);
-	Elf_Scn *scn = NULL;
+	Elf_Scn *scn;
+	/* the dynamic linker (first: its path is the one the kernel maps), code the program
+	 * runs too */
+	size_t nph = 0, size = 0;
+	char *image = elf_rawfile(elf, &size);
+	for (size_t i = 0; image && !elf_getphdrnum(elf, &nph) && i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_INTERP || ph.p_offset >= size ||
+		    ph.p_filesz > size - ph.p_offset)
+			continue;
+		char *interp = xstrndup(image + ph.p_offset, ph.p_filesz);
+		if (*interp == '/')
+			add_file(f, interp);
+	}
+	scn = NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
@@ -226,18 +244,6 @@ static void add_needed(Files *f, int k)
 			if (lib)
 				add_file(f, lib);
 		}
-	}
-	/* the dynamic linker: code the program runs too */
-	size_t nph = 0, size = 0;
-	char *image = elf_rawfile(elf, &size);
-	for (size_t i = 0; image && !elf_getphdrnum(elf, &nph) && i < nph; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_INTERP || ph.p_offset >= size ||
-		    ph.p_filesz > size - ph.p_offset)
-			continue;
-		char *interp = xstrndup(image + ph.p_offset, ph.p_filesz);
-		if (*interp == '/')
-			add_file(f, interp);
 	}
 }
 

@@ -607,6 +607,26 @@ static int _hwtap_usym_format(char *buf, size_t len, struct task_struct *task,
 	return scnprintf(buf, len, "%#lx", addr);
 }
 
+/* V as "0x..." (as "%#lx" writes it) at BUF, which has room for 19 bytes: the length. A
+ * backtrace's addresses are written this way: snprintf's parsing was most of its cost. */
+static int _hwtap_put_hex(char *buf, unsigned long v)
+{
+	char tmp[16];
+	int n = 0, i;
+
+	if (!v) {
+		buf[0] = '0';
+		return 1;
+	}
+	for (; v; v >>= 4)
+		tmp[n++] = hex_asc[v & 15];
+	buf[0] = '0';
+	buf[1] = 'x';
+	for (i = 0; i < n; i++)
+		buf[2 + i] = tmp[n - 1 - i];
+	return n + 2;
+}
+
 /* Whether ADDR of TASK is the first instruction of a symbol hwtap knows. */
 static bool _hwtap_usym_at_start(struct task_struct *task, unsigned long addr)
 {

@@ -3,9 +3,10 @@
  * backtraces (tapset/ucontext.stp, runtime/usyms.c). Pass 3.
  *
  * Which files: the program -c runs (its first word, through $PATH) or -x's
- * (/proc/PID/exe), with the shared libraries it needs, as SystemTap 4.7+ adds its target;
- * every program a process("PATH") point names; each -d PATH; and with --ldd the
- * libraries all of those need. A library is found as the dynamic linker finds it:
+ * (/proc/PID/exe), with the shared libraries it needs (SystemTap 4.8 names none without
+ * -d); every program a process("PATH") or perf .process("PATH") point names; each -d
+ * PATH; and with --ldd the libraries all of those need. A library is found as the dynamic
+ * linker finds it:
  * DT_RPATH, DT_RUNPATH ($ORIGIN too), then the system's folders for the target's
  * architecture. Only what the script can ask about is written: nothing unless it uses a
  * function whose embedded C says "pragma:usyms".
@@ -306,10 +307,13 @@ char *usyms_tables(Session *s)
 		for (int i = 0; i < s->probes.len; i++) {
 			Probe *p = s->probes.data[i];
 			const char *path = NULL;
+			PerfEvent ev;
 			if (ptab_is_process(p) && process_site(p))
 				path = uprog_path(process_site(p)->prog);
 			else if (ptab_is_task(p))
 				task_probe_kind(p, &path);
+			else if (ptab_is_perf(p) && !perf_point_event(p->points.data[0], &ev))
+				path = ev.process_path;         /* .process("PATH") */
 			if (path)
 				add_file(&f, path);
 		}

@@ -18,8 +18,10 @@
 #                  with @perf and their difference kept per thread (SystemTap's perf.stp
 #                  pattern; bpftrace cannot read a perf counter in a uprobe: "-")
 #   usymname key   the function the task is in as an aggregate's key (pf3's
-#                  s[usymname(uaddr())] <<< 1; bpftrace's @[usym] = count(), which keeps
-#                  the address and names it when the map is printed)
+#                  s[usymname(uaddr())] <<< 1; bpftrace 0.17's @[usym(reg("ip"))] =
+#                  count(), which keeps the address and names it when the map is
+#                  printed, from /proc/PID/maps: ucalls has exited then, so it prints
+#                  the address in hex)
 #   ubacktrace key the user backtrace as a key (s[ubacktrace()] <<< 1; bpftrace's
 #                  @[ustack] = count()): ucalls is built with frame pointers, as
 #                  hwtap's backtraces need (stap unwinds with the DWARF CFI)
@@ -56,7 +58,7 @@ probe perf.sw.context_switches.process("/root/ucalls").counter("b") { }
 probe $fn { t[tid(), 1] = @perf("a"); t[tid(), 2] = @perf("b") }
 probe $fn.return { d[tid()] += @perf("a") - t[tid(), 1] + @perf("b") - t[tid(), 2] }
 EOS
-case_ 'usymname key' 'uprobe:/root/ucalls:target { @[usym] = count(); }' <<EOS
+case_ 'usymname key' 'uprobe:/root/ucalls:target { @[usym(reg("ip"))] = count(); }' <<EOS
 global s
 probe $fn { s[usymname(uaddr())] <<< 1 }
 EOS

@@ -559,23 +559,84 @@ static const char *_hwtap_usym_lookup(struct task_struct *task, unsigned long ad
 	return m->names + m->syms[lo].name;
 }
 
+/* The source line of ADDR of TASK from its module's line table: the line (0: none known)
+ * and *FILE. */
+static unsigned int _hwtap_uline_lookup(struct task_struct *task, unsigned long addr,
+					const char **file)
+{
+	const struct hwtap_umod *m;
+	struct hwtap_uwhere w;
+	int lo, hi;
+
+	*file = NULL;
+	if (!addr || !task || (task->flags & PF_KTHREAD) ||
+	    !_hwtap_umap_find(task->mm, addr, &w) || !w.vaddr)
+		return 0;
+	m = &hwtap_umods[w.mod];
+	if (!m->nlines || w.vaddr < m->lines[0].addr)
+		return 0;
+	lo = 0;
+	hi = m->nlines;
+	while (hi - lo > 1) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (m->lines[mid].addr <= w.vaddr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (m->lines[lo].file == HWTAP_ULINE_END)
+		return 0;
+	*file = m->files + m->lines[lo].file;
+	return m->lines[lo].line;
+}
+
 enum hwtap_usym_format {
 	HWTAP_USYM_NAME,	/* usymname: "name", else hex */
 	HWTAP_USYM_DATA,	/* usymdata: "name+0xo/0xs [module]" */
 	HWTAP_USYM_FULL,	/* print_ubacktrace: " 0xaddr : name+0xo/0xs [module]\n" */
 	HWTAP_USYM_SIMPLE,	/* sprint_ubacktrace: "name+0xo [module]\n" */
 	HWTAP_USYM_BRIEF,	/* print_ubacktrace_brief: "name+0xo\n" */
+	HWTAP_USYM_FULLER,	/* print_ubacktrace_fileline: FULL with " at file:line" */
+	HWTAP_USYM_FILELINE,	/* usymfileline: "file:line" */
+	HWTAP_USYM_FILE,	/* usymfile: "file" */
+	HWTAP_USYM_LINE,	/* usymline: "line" */
 };
 
 /* ADDR of TASK as FORMAT writes it, into BUF (LEN bytes): the length. */
 static int _hwtap_usym_format(char *buf, size_t len, struct task_struct *task,
 			      unsigned long addr, enum hwtap_usym_format format)
 {
-	const char *mod, *name;
+	const char *mod, *name, *file = NULL;
 	unsigned long off = 0, size = 0;
+	unsigned int line = 0;
 
+	if (format >= HWTAP_USYM_FULLER)
+		line = _hwtap_uline_lookup(task, addr, &file);
 	name = _hwtap_usym_lookup(task, addr, &mod, &off, &size);
 	switch (format) {
+	case HWTAP_USYM_FULLER:
+		if (name && file && line)
+			return scnprintf(buf, len, " %#lx : %s+%#lx/%#lx at %s:%u [%s]\n", addr,
+					 name, off, size, file, line, mod);
+		if (name)
+			return scnprintf(buf, len, " %#lx : %s+%#lx/%#lx [%s]\n", addr, name, off,
+					 size, mod);
+		if (mod)
+			return scnprintf(buf, len, " %#lx [%s+%#lx/%#lx]\n", addr, mod, off, size);
+		return scnprintf(buf, len, " %#lx\n", addr);
+	case HWTAP_USYM_FILELINE:
+		if (file && line)
+			return scnprintf(buf, len, "%s:%u", file, line);
+		break;
+	case HWTAP_USYM_FILE:
+		if (file)
+			return scnprintf(buf, len, "%s", file);
+		break;
+	case HWTAP_USYM_LINE:
+		if (line)
+			return scnprintf(buf, len, "%u", line);
+		break;
 	case HWTAP_USYM_NAME:
 		if (name)
 			return scnprintf(buf, len, "%s", name);

@@ -18,6 +18,13 @@ struct hwtap_usym {
 	u32 name;			/* offset in the module's names */
 };
 
+struct hwtap_uline {			/* a row of the line table: the code from addr on */
+	u64 addr;			/* link-time address */
+	u32 line;
+	u32 file;			/* offset in files, or HWTAP_ULINE_END: no line */
+};
+#define HWTAP_ULINE_END 0xffffffff
+
 struct hwtap_umod {
 	/* the generated code's */
 	const char *path;		/* where the module runs */
@@ -27,6 +34,9 @@ struct hwtap_umod {
 	const struct hwtap_usym *syms;
 	int nsyms;
 	const char *names;
+	const struct hwtap_uline *lines;	/* by address; NULL without the line tables */
+	int nlines;
+	const char *files;
 	/* the runtime's */
 	struct path file;
 	const struct inode *inode;	/* compared, NULL when PATH did not resolve */

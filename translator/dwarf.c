@@ -864,3 +864,57 @@ bool dwarf_line_address(UProgram *p, UFunc *f, int line, bool nearest, uint64_t 
 	*at = best_line;
 	return true;
 }
+
+/* ---- line tables (usymfileline(), usyms.c) ---------------------------------------------- */
+
+static int by_line_addr(const void *a, const void *b)
+{
+	const ULine *x = *(ULine *const *)a, *y = *(ULine *const *)b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Every row of every unit's line table into OUT, by address: one row per address (the
+ * last of a sequence's rows there; an end of sequence only where no sequence begins). */
+void dwarf_line_rows(UProgram *p, Vec *out)
+{
+	UDwarf *d = open_dwarf(p);
+	Dwarf_Off off = 0, next;
+	size_t header;
+	int order = 0;
+	Vec all = {0};
+	while (d && !dwarf_nextcu(d->dw, off, &next, &header, NULL, NULL, NULL)) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t n;
+		if (dwarf_offdie(d->dw, off + header, &cu) && !dwarf_getsrclines(&cu, &lines, &n)) {
+			for (size_t i = 0; i < n; i++) {
+				Dwarf_Line *l = dwarf_onesrcline(lines, i);
+				Dwarf_Addr a;
+				int ln;
+				bool end;
+				const char *src = dwarf_linesrc(l, NULL, NULL);
+				if (dwarf_lineaddr(l, &a) || dwarf_lineno(l, &ln) ||
+				    dwarf_lineendsequence(l, &end))
+					continue;
+				ULine *r = xalloc(sizeof(*r));
+				*r = (ULine){a, ln, src ? xstrdup(src) : NULL, end, order++};
+				vec_push(&all, r);
+			}
+		}
+		off = next;
+	}
+	if (all.len)
+		qsort(all.data, all.len, sizeof(void *), by_line_addr);
+	for (int i = 0; i < all.len; i++) {
+		ULine *r = all.data[i];
+		ULine *last = out->len ? out->data[out->len - 1] : NULL;
+		if (last && last->addr == r->addr) {
+			if (!r->end || last->end)
+				out->data[out->len - 1] = r;
+			continue;
+		}
+		vec_push(out, r);
+	}
+}

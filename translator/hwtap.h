@@ -478,6 +478,15 @@ char *dwarf_var_list(UProgram *p, UFunc *f, uint64_t pc, bool ret);   /* for -L 
 char *dwarf_cfa(UProgram *p, UFunc *f, uint64_t pc, const char **why);  /* C, or NULL */
 bool dwarf_line_address(UProgram *p, UFunc *f, int line, bool nearest, uint64_t *addr,
 			int *at);
+/* A row of a line table: the source line of the code from ADDR on (end: none after it). */
+typedef struct ULine {
+	uint64_t addr;
+	int line;
+	const char *file;                /* as the table names it, or NULL */
+	bool end;                        /* an end of sequence */
+	int order;                       /* in the tables */
+} ULine;
+void dwarf_line_rows(UProgram *p, Vec *out);    /* every row, by address, one per address */
 
 /* ---- usyms.c: user programs' symbol tables in the module (pass 3) -------------------- */
 

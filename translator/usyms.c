@@ -13,7 +13,9 @@
  *
  * Per file, its PT_LOAD segments (file offset, link-time address, size in the file) and
  * its symbols (.symtab, or .dynsym when stripped: functions, IFUNCs and objects, by
- * link-time address, one per address), written as C arrays the runtime searches.
+ * link-time address, one per address), written as C arrays the runtime searches; and
+ * its DWARF line table (address, line, file) when a used function says "pragma:ulines"
+ * (usymfileline() and the rest).
  */
 #include "hwtap.h"
 #include "translate.h"
@@ -74,10 +76,51 @@ static void read_table(Elf *elf, int type, USym **out, int *n, int *cap)
 	}
 }
 
-/* The file's table as C, named by index K, appended to OUT; the module's initializer to
- * MODS. */
-static void write_module(StrBuf *out, StrBuf *mods, int k, const char *path, Elf *elf)
+/* The line table of PROG as C, named by index K, appended to OUT: its rows' count. */
+static int write_lines(StrBuf *out, int k, UProgram *prog)
 {
+	Vec rows = {0}, files = {0};
+	StrBuf names = {0};
+	sb_putn(&names, "", 0);
+	VEC(size_t) offsets = {0};
+	dwarf_line_rows(prog, &rows);
+	sb_printf(out, "static const struct hwtap_uline hwtap_ulines_%d[] = {", k);
+	int last = -1;
+	for (int i = 0; i < rows.len; i++) {
+		ULine *r = rows.data[i];
+		size_t at = 0xffffffff;                 /* an end: no line */
+		if (!r->end) {
+			const char *file = r->file ? r->file : "??";
+			int f = last >= 0 && !strcmp(files.data[last], file) ? last : -1;
+			for (int j = 0; f < 0 && j < files.len; j++)
+				if (!strcmp(files.data[j], file))
+					f = j;
+			if (f < 0) {
+				f = files.len;
+				vec_push(&files, (void *)file);
+				vec_push(&offsets, (void *)names.len);
+				sb_putn(&names, file, strlen(file) + 1);
+			}
+			last = f;
+			at = (size_t)offsets.data[f];
+		}
+		sb_printf(out, "%s{%#llx, %d, %#zx}", !i ? "\n\t" : i % 4 ? ", " : ",\n\t",
+			  (unsigned long long)r->addr, r->line, at);
+	}
+	if (!rows.len)
+		sb_puts(out, "{0}");
+	sb_puts(out, "\n};\n");
+	sb_printf(out, "static const char hwtap_ufiles_%d[] = %s;\n", k,
+		  tr_c_string(names.buf, names.len));
+	return rows.len;
+}
+
+/* The file's table as C, named by index K, appended to OUT; the module's initializer to
+ * MODS. LINES: its line table too. */
+static void write_module(StrBuf *out, StrBuf *mods, int k, const char *path, UProgram *prog,
+			 bool lines)
+{
+	Elf *elf = uprog_elf(prog);
 	size_t nph = 0;
 	int nsegs = 0;
 	sb_printf(out, "static const struct hwtap_useg hwtap_usegs_%d[] = {", k);
@@ -122,8 +165,12 @@ static void write_module(StrBuf *out, StrBuf *mods, int k, const char *path, Elf
 	size_t size = 0;
 	elf_rawfile(elf, &size);
 	sb_printf(mods, "\t{ .path = %s, .size = %zu, .segs = hwtap_usegs_%d, .nsegs = %d, "
-		  ".syms = hwtap_usyms_%d, .nsyms = %d, .names = hwtap_unames_%d },\n",
+		  ".syms = hwtap_usyms_%d, .nsyms = %d, .names = hwtap_unames_%d",
 		  tr_c_string(path, strlen(path)), size, k, nsegs, k, kept, k);
+	if (lines)
+		sb_printf(mods, ", .lines = hwtap_ulines_%d, .nlines = %d, .files = hwtap_ufiles_%d",
+			  k, write_lines(out, k, prog), k);
+	sb_puts(mods, " },\n");
 }
 
 /* ---- which files -------------------------------------------------------------------------- */
@@ -285,14 +332,20 @@ static char *target_program(Session *s)
 	return NULL;
 }
 
-bool usyms_needed(Session *s)
+/* Whether a function the script uses says PRAGMA in its embedded C. */
+static bool pragma_used(Session *s, const char *pragma)
 {
 	for (int i = 0; i < s->funcs.len; i++) {
 		Node *body = ((Function *)s->funcs.data[i])->body;
-		if (body->kind == N_EMBEDDED && strstr(body->str, "pragma:usyms"))
+		if (body->kind == N_EMBEDDED && strstr(body->str, pragma))
 			return true;
 	}
 	return false;
+}
+
+bool usyms_needed(Session *s)
+{
+	return pragma_used(s, "pragma:usyms");
 }
 
 /* The tables, as C the generated module puts before the tapset's embedded code. */
@@ -325,8 +378,9 @@ char *usyms_tables(Session *s)
 	}
 	StrBuf out = {0}, mods = {0};
 	sb_puts(&out, "#include \"runtime/usyms.h\"\n");
+	bool lines = pragma_used(s, "pragma:ulines");
 	for (int i = 0; i < f.paths.len; i++)
-		write_module(&out, &mods, i, f.paths.data[i], uprog_elf(f.progs.data[i]));
+		write_module(&out, &mods, i, f.paths.data[i], f.progs.data[i], lines);
 	sb_printf(&out, "#define HWTAP_UMODS %d\n", f.paths.len);
 	sb_printf(&out, "static struct hwtap_umod hwtap_umods[%d] = {\n%s};\n",
 		  f.paths.len ? f.paths.len : 1, mods.buf ? mods.buf : "");

@@ -591,6 +591,26 @@ static unsigned int _hwtap_uline_lookup(struct task_struct *task, unsigned long 
 	return m->lines[lo].line;
 }
 
+/* V as "0x..." (as "%#lx" writes it) at BUF, which has room for 19 bytes: the length. A
+ * backtrace's addresses are written this way: snprintf's parsing was most of its cost. */
+static int _hwtap_put_hex(char *buf, unsigned long v)
+{
+	char tmp[16];
+	int n = 0, i;
+
+	if (!v) {
+		buf[0] = '0';
+		return 1;
+	}
+	for (; v; v >>= 4)
+		tmp[n++] = hex_asc[v & 15];
+	buf[0] = '0';
+	buf[1] = 'x';
+	for (i = 0; i < n; i++)
+		buf[2 + i] = tmp[n - 1 - i];
+	return n + 2;
+}
+
 enum hwtap_usym_format {
 	HWTAP_USYM_NAME,	/* usymname: "name", else hex */
 	HWTAP_USYM_DATA,	/* usymdata: "name+0xo/0xs [module]" */
@@ -637,9 +657,18 @@ static int _hwtap_usym_format(char *buf, size_t len, struct task_struct *task,
 		if (line)
 			return scnprintf(buf, len, "%u", line);
 		break;
-	case HWTAP_USYM_NAME:
-		if (name)
-			return scnprintf(buf, len, "%s", name);
+	case HWTAP_USYM_NAME:		/* (the common case: without snprintf's parsing) */
+		if (name) {
+			ssize_t n = strscpy(buf, name, len);
+
+			return n < 0 ? len - 1 : n;
+		}
+		if (len >= 19) {
+			int n = _hwtap_put_hex(buf, addr);
+
+			buf[n] = '\0';
+			return n;
+		}
 		break;
 	case HWTAP_USYM_DATA:
 		if (name)
@@ -666,26 +695,6 @@ static int _hwtap_usym_format(char *buf, size_t len, struct task_struct *task,
 		return scnprintf(buf, len, "%#lx\n", addr);
 	}
 	return scnprintf(buf, len, "%#lx", addr);
-}
-
-/* V as "0x..." (as "%#lx" writes it) at BUF, which has room for 19 bytes: the length. A
- * backtrace's addresses are written this way: snprintf's parsing was most of its cost. */
-static int _hwtap_put_hex(char *buf, unsigned long v)
-{
-	char tmp[16];
-	int n = 0, i;
-
-	if (!v) {
-		buf[0] = '0';
-		return 1;
-	}
-	for (; v; v >>= 4)
-		tmp[n++] = hex_asc[v & 15];
-	buf[0] = '0';
-	buf[1] = 'x';
-	for (i = 0; i < n; i++)
-		buf[2 + i] = tmp[n - 1 - i];
-	return n + 2;
 }
 
 /* Whether ADDR of TASK is the first instruction of a symbol hwtap knows. */

@@ -326,27 +326,6 @@ static void _hwtap_tasks_unwatch(void)
 	_hwtap_tp_fork = _hwtap_tp_exec = _hwtap_tp_exit = NULL;
 }
 
-/* Watches tracepoint NAME with CALLBACK into *TP: 0, or -errno after saying why. */
-static int _hwtap_tasks_watch(const char *name, void *callback, struct tracepoint **tp)
-{
-	struct tracepoint *found = _hwtap_find_tracepoint(name);
-	int rc;
-
-	if (!found) {
-		_hwtap_script_error("process begin and end probes: this kernel has no %s "
-				    "tracepoint", name);
-		return -ENOENT;
-	}
-	rc = tracepoint_probe_register(found, callback, NULL);
-	if (rc) {
-		_hwtap_script_error("process begin and end probes: cannot watch the %s "
-				    "tracepoint (%d)", name, rc);
-		return rc;
-	}
-	*tp = found;
-	return 0;
-}
-
 static void _hwtap_tasks_stop(void)
 {
 	int i, missed;
@@ -371,6 +350,7 @@ static void _hwtap_tasks_stop(void)
 static int _hwtap_tasks_start(struct hwtap_task_target *targets, int nt,
 			      struct hwtap_task_probe *probes, int np)
 {
+	const char *who = "process begin and end probes";
 	int i, rc;
 
 	BUILD_BUG_ON(HWTAP_TASKS_MAX < 1);
@@ -405,11 +385,14 @@ static int _hwtap_tasks_start(struct hwtap_task_target *targets, int nt,
 		hlist_add_head(&_hwtap_followed_pool[i].node, &_hwtap_followed_free);
 	/* watched first: a thread made during the scan is found by one or the other, and
 	 * found twice it begins once (_hwtap_followed_add) */
-	rc = _hwtap_tasks_watch("sched_process_fork", _hwtap_tasks_fork, &_hwtap_tp_fork);
+	rc = _hwtap_watch_tracepoint(who, "sched_process_fork", _hwtap_tasks_fork,
+				     &_hwtap_tp_fork);
 	if (!rc)
-		rc = _hwtap_tasks_watch("sched_process_exec", _hwtap_tasks_exec, &_hwtap_tp_exec);
+		rc = _hwtap_watch_tracepoint(who, "sched_process_exec", _hwtap_tasks_exec,
+					     &_hwtap_tp_exec);
 	if (!rc)
-		rc = _hwtap_tasks_watch("sched_process_exit", _hwtap_tasks_exit, &_hwtap_tp_exit);
+		rc = _hwtap_watch_tracepoint(who, "sched_process_exit", _hwtap_tasks_exit,
+					     &_hwtap_tp_exit);
 	if (rc) {
 		_hwtap_tasks_unwatch();
 		kvfree(_hwtap_followed_pool);

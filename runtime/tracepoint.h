@@ -33,4 +33,25 @@ static __maybe_unused struct tracepoint *_hwtap_find_tracepoint(const char *name
 	return s.found;
 }
 
+/* Watches tracepoint NAME with CALLBACK (no data) into *TP: 0, or -errno after saying why,
+ * for WHO ("user symbols"). */
+static __maybe_unused int _hwtap_watch_tracepoint(const char *who, const char *name,
+						  void *callback, struct tracepoint **tp)
+{
+	struct tracepoint *found = _hwtap_find_tracepoint(name);
+	int rc;
+
+	if (!found) {
+		_hwtap_script_error("%s: this kernel has no %s tracepoint", who, name);
+		return -ENOENT;
+	}
+	rc = tracepoint_probe_register(found, callback, NULL);
+	if (rc) {
+		_hwtap_script_error("%s: cannot watch the %s tracepoint (%d)", who, name, rc);
+		return rc;
+	}
+	*tp = found;
+	return 0;
+}
+
 #endif /* HWTAP_TRACEPOINT_H */

@@ -346,19 +346,6 @@ static void _hwtap_usyms_unwatch(void)
 	_hwtap_umaps_tp_fork = _hwtap_umaps_tp_exec = _hwtap_umaps_tp_exit = NULL;
 }
 
-static int _hwtap_usyms_watch(const char *name, void *callback, struct tracepoint **tp)
-{
-	struct tracepoint *found = _hwtap_find_tracepoint(name);
-	int rc = found ? tracepoint_probe_register(found, callback, NULL) : -ENOENT;
-
-	if (rc) {
-		_hwtap_script_error("user symbols: cannot watch the %s tracepoint (%d)", name, rc);
-		return rc;
-	}
-	*tp = found;
-	return 0;
-}
-
 static void _hwtap_usyms_release(void)
 {
 	int i;
@@ -397,6 +384,7 @@ static void _hwtap_usyms_stop(void)
 /* 0, or -errno after saying why. A file that is not there is no error: nothing maps it. */
 static int _hwtap_usyms_start(void)
 {
+	const char *who = "user symbols";
 	int i, rc, found = 0;
 
 	for (i = 0; i < HWTAP_UMODS; i++) {
@@ -436,13 +424,14 @@ static int _hwtap_usyms_start(void)
 		hlist_add_head(&_hwtap_umaps_pool[i].by_mm, &_hwtap_umaps_free);
 	}
 	/* watched first: a mapping made during the scan is found by one or both */
-	rc = _hwtap_usyms_watch("sched_process_fork", _hwtap_umaps_fork, &_hwtap_umaps_tp_fork);
+	rc = _hwtap_watch_tracepoint(who, "sched_process_fork", _hwtap_umaps_fork,
+				     &_hwtap_umaps_tp_fork);
 	if (!rc)
-		rc = _hwtap_usyms_watch("sched_process_exec", _hwtap_umaps_exec,
-					&_hwtap_umaps_tp_exec);
+		rc = _hwtap_watch_tracepoint(who, "sched_process_exec", _hwtap_umaps_exec,
+					     &_hwtap_umaps_tp_exec);
 	if (!rc)
-		rc = _hwtap_usyms_watch("sched_process_exit", _hwtap_umaps_exit,
-					&_hwtap_umaps_tp_exit);
+		rc = _hwtap_watch_tracepoint(who, "sched_process_exit", _hwtap_umaps_exit,
+					     &_hwtap_umaps_tp_exit);
 	if (!rc) {
 		rc = register_kprobe(&_hwtap_umaps_kprobe);
 		if (rc)
@@ -522,6 +511,24 @@ static bool _hwtap_umap_find(const struct mm_struct *mm, unsigned long addr,
 	return true;
 }
 
+/* In the N entries of STRIDE bytes at BASE, sorted by the address each starts with (a
+ * struct hwtap_usym or hwtap_uline), the last whose address is at or below ADDR; the
+ * first entry's must be. */
+static int _hwtap_last_at_or_below(const void *base, int n, size_t stride, u64 addr)
+{
+	int lo = 0, hi = n;
+
+	while (hi - lo > 1) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (*(const u64 *)(base + mid * stride) <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* ADDR of TASK as SystemTap names it: *MODNAME (NULL if in no known file), and the symbol
  * (NULL if none) with *OFFSET into it and *SIZE (to the next symbol: 0 for the last), or
  * without a symbol the offset into the mapping and its size. */
@@ -531,7 +538,7 @@ static const char *_hwtap_usym_lookup(struct task_struct *task, unsigned long ad
 {
 	const struct hwtap_umod *m;
 	struct hwtap_uwhere w;
-	int lo, hi;
+	int lo;
 
 	*modname = NULL;
 	if (!addr || !task || (task->flags & PF_KTHREAD) ||
@@ -543,17 +550,7 @@ static const char *_hwtap_usym_lookup(struct task_struct *task, unsigned long ad
 	*size = w.end - w.start;
 	if (!w.vaddr || !m->nsyms || w.vaddr < m->syms[0].addr)
 		return NULL;
-	/* the last symbol at or below the address */
-	lo = 0;
-	hi = m->nsyms;
-	while (hi - lo > 1) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (m->syms[mid].addr <= w.vaddr)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	lo = _hwtap_last_at_or_below(m->syms, m->nsyms, sizeof(m->syms[0]), w.vaddr);
 	*offset = w.vaddr - m->syms[lo].addr;
 	*size = lo + 1 < m->nsyms ? m->syms[lo + 1].addr - m->syms[lo].addr : 0;
 	return m->names + m->syms[lo].name;
@@ -566,7 +563,7 @@ static unsigned int _hwtap_uline_lookup(struct task_struct *task, unsigned long 
 {
 	const struct hwtap_umod *m;
 	struct hwtap_uwhere w;
-	int lo, hi;
+	int lo;
 
 	*file = NULL;
 	if (!addr || !task || (task->flags & PF_KTHREAD) ||
@@ -575,16 +572,7 @@ static unsigned int _hwtap_uline_lookup(struct task_struct *task, unsigned long 
 	m = &hwtap_umods[w.mod];
 	if (!m->nlines || w.vaddr < m->lines[0].addr)
 		return 0;
-	lo = 0;
-	hi = m->nlines;
-	while (hi - lo > 1) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (m->lines[mid].addr <= w.vaddr)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	lo = _hwtap_last_at_or_below(m->lines, m->nlines, sizeof(m->lines[0]), w.vaddr);
 	if (m->lines[lo].file == HWTAP_ULINE_END)
 		return 0;
 	*file = m->files + m->lines[lo].file;

@@ -14,12 +14,12 @@ struct hwtap_useg {			/* a PT_LOAD segment */
 };
 
 struct hwtap_usym {
-	u64 addr;			/* link-time address */
+	u64 addr;			/* link-time address (first: usyms.c searches by it) */
 	u32 name;			/* offset in the module's names */
 };
 
 struct hwtap_uline {			/* a row of the line table: the code from addr on */
-	u64 addr;			/* link-time address */
+	u64 addr;			/* link-time address (first, as the symbols') */
 	u32 line;
 	u32 file;			/* offset in files, or HWTAP_ULINE_END: no line */
 };

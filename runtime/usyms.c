@@ -17,7 +17,9 @@
  * start finds the ones already there; a fork copies the parent's records to the child's
  * mm, an exec drops the records of the mm it leaves, the last thread's exit those of its
  * process. (A munmap is not reported: a stale record covers addresses nothing runs at
- * until a new mapping takes their place, and then it is trimmed.)
+ * until a new mapping takes their place, and then it is trimmed. An mm freed at an exit
+ * and reused before that exit's tracepoint runs would lose what its new process mapped
+ * meanwhile: a window of microseconds, its addresses then unnamed, never misnamed.)
  *
  * Lookups run in any context, NMI included, and take no lock: the records are in an RCU
  * hash table keyed by the mm, each with a sequence count; a reader that finds one being
@@ -243,6 +245,12 @@ static void _hwtap_umaps_fork(void *data, struct task_struct *parent, struct tas
 	raw_spin_lock_irqsave(&_hwtap_umaps_lock, flags);
 	p = _hwtap_umaps_find(parent->mm);
 	c = p && p->n ? _hwtap_umaps_find(child->mm) : NULL;
+	if (c && c->owner != child->tgid) {
+		/* a record of a process whose mm this one's took the place of, before that
+		 * process's exit was traced: not this one's to keep */
+		_hwtap_umaps_drop(c);
+		c = NULL;
+	}
 	if (p && p->n && !c)
 		c = _hwtap_umaps_new(child->mm, child->tgid);
 	if (c) {

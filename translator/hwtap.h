@@ -491,7 +491,7 @@ void dwarf_line_rows(UProgram *p, Vec *out);    /* every row, by address, one pe
 /* ---- usyms.c: user programs' symbol tables in the module (pass 3) -------------------- */
 
 bool usyms_needed(Session *s);                  /* a used function says pragma:usyms */
-char *usyms_tables(Session *s);                 /* C for the module; NULL after an error */
+char *usyms_tables(Session *s);                 /* the tables as C, for the module */
 
 /* ---- probe_process.c ------------------------------------------------------------------ */
 

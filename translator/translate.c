@@ -1171,11 +1171,8 @@ static void prologue(Gen *g, Session *s, const char *name)
 				src->header);
 	}
 	tr_line(g, "%s", "");
-	if (uses_usyms(s)) {
-		char *tables = usyms_tables(s);
-		if (tables)
-			sb_puts(g->out, tables);
-	}
+	if (uses_usyms(s))
+		sb_puts(g->out, usyms_tables(s));
 	for (int i = 0; i < s->tapsets.len; i++) {
 		Script *sc = s->tapsets.data[i];
 		for (int j = 0; j < sc->embeds.len && sc->used; j++)

@@ -19,6 +19,8 @@
 #define HWTAP_SYMBOLS_H
 
 #include <linux/kallsyms.h>
+
+#include "fold.h"
 #include <linux/stacktrace.h>
 #ifdef CONFIG_X86
 #include <asm/unwind.h>
@@ -88,6 +90,15 @@ static int _hwtap_backtrace(struct pt_regs *regs, unsigned long *pcs, int max)
 	if (regs && user_mode(regs))
 		return 0;
 	return _hwtap_unwind(regs, pcs, max);
+}
+
+/* fold.h's namer for kernel frames: "name_[k]", as perf's folding marks them. */
+static __maybe_unused int _hwtap_fold_kernel(char *buf, size_t room, unsigned long pc,
+					     void *arg)
+{
+	const char *s = _hwtap_symbol(pc, false);
+
+	return snprintf(buf, room, "%.*s_[k]", (int)strcspn(s, " "), s);
 }
 
 #endif /* HWTAP_SYMBOLS_H */

@@ -47,6 +47,7 @@
 #include <linux/sched/task_stack.h>
 #include <linux/seqlock.h>
 
+#include "fold.h"
 #include "tracepoint.h"
 #include "uaccess.h"
 #include "usyms.h"
@@ -691,6 +692,12 @@ static int _hwtap_usym_format(char *buf, size_t len, struct task_struct *task,
 		return scnprintf(buf, len, "%#lx\n", addr);
 	}
 	return scnprintf(buf, len, "%#lx", addr);
+}
+
+/* fold.h's namer for user frames of the task ARG: usymname()'s name, or hex. */
+static int _hwtap_fold_user(char *buf, size_t room, unsigned long pc, void *arg)
+{
+	return _hwtap_usym_format(buf, room, arg, pc, HWTAP_USYM_NAME);
 }
 
 /* Whether ADDR of TASK is the first instruction of a symbol hwtap knows. */

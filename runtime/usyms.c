@@ -632,16 +632,6 @@ static int _hwtap_usym_format(char *buf, size_t len, struct task_struct *task,
 		line = _hwtap_uline_lookup(task, addr, &file);
 	name = _hwtap_usym_lookup(task, addr, &mod, &off, &size);
 	switch (format) {
-	case HWTAP_USYM_FULLER:
-		if (name && file && line)
-			return scnprintf(buf, len, " %#lx : %s+%#lx/%#lx at %s:%u [%s]\n", addr,
-					 name, off, size, file, line, mod);
-		if (name)
-			return scnprintf(buf, len, " %#lx : %s+%#lx/%#lx [%s]\n", addr, name, off,
-					 size, mod);
-		if (mod)
-			return scnprintf(buf, len, " %#lx [%s+%#lx/%#lx]\n", addr, mod, off, size);
-		return scnprintf(buf, len, " %#lx\n", addr);
 	case HWTAP_USYM_FILELINE:
 		if (file && line)
 			return scnprintf(buf, len, "%s:%u", file, line);
@@ -673,6 +663,11 @@ static int _hwtap_usym_format(char *buf, size_t len, struct task_struct *task,
 		if (mod)
 			return scnprintf(buf, len, "%#lx [%s+%#lx/%#lx]", addr, mod, off, size);
 		break;
+	case HWTAP_USYM_FULLER:
+		if (name && file && line)
+			return scnprintf(buf, len, " %#lx : %s+%#lx/%#lx at %s:%u [%s]\n", addr,
+					 name, off, size, file, line, mod);
+		fallthrough;		/* without a line: as print_ubacktrace() */
 	case HWTAP_USYM_FULL:
 		if (name)
 			return scnprintf(buf, len, " %#lx : %s+%#lx/%#lx [%s]\n", addr, name, off,

@@ -110,6 +110,25 @@ static struct hwtap_umaps *_hwtap_umaps_find(const struct mm_struct *mm)
 	return NULL;
 }
 
+/* Without the lock: whether MM has a record. Called while MM's mmap_lock is held for a
+ * mapping: a record for MM is made only by a mapping (under that lock), by the scan (which
+ * reads under it) or at the fork that made MM (before its task runs), so none can appear
+ * meanwhile. */
+static bool _hwtap_umaps_known(const struct mm_struct *mm)
+{
+	struct hwtap_umaps *r;
+	bool known = false;
+
+	rcu_read_lock();
+	hash_for_each_possible_rcu(_hwtap_umaps_by_mm, r, by_mm, (unsigned long)mm)
+		if (READ_ONCE(r->mm) == mm) {
+			known = true;
+			break;
+		}
+	rcu_read_unlock();
+	return known;
+}
+
 static struct hwtap_umaps *_hwtap_umaps_new(const struct mm_struct *mm, pid_t owner)
 {
 	struct hwtap_umaps *r;
@@ -223,6 +242,11 @@ static int _hwtap_umaps_mmap(struct kprobe *kp, struct pt_regs *regs)
 
 	/* one of this task's own: its lifetime is the owner's (others are not kept) */
 	if (!vma || vma->vm_mm != current->mm || (current->flags & PF_KTHREAD))
+		return 0;
+	/* most mappings on the machine are of no file hwtap names, in an address space
+	 * with none: nothing to record or trim, and no lock taken */
+	if (!(vma->vm_file && _hwtap_umod_of(file_inode(vma->vm_file)) >= 0) &&
+	    !_hwtap_umaps_known(vma->vm_mm))
 		return 0;
 	raw_spin_lock_irqsave(&_hwtap_umaps_lock, flags);
 	_hwtap_umaps_map_vma(vma, current->tgid);

@@ -3,8 +3,8 @@
  * backtraces (tapset/ucontext.stp, runtime/usyms.c). Pass 3.
  *
  * Which files: the program -c runs (its first word, through $PATH) or -x's
- * (/proc/PID/exe), with the shared libraries it needs (SystemTap 4.8 names none without
- * -d); every program a process("PATH") or perf .process("PATH") point names; each -d
+ * (/proc/PID/exe), with the shared libraries it needs (SystemTap 4.8 names the program,
+ * its libraries only with -d or --ldd); every program a process("PATH") or perf .process("PATH") point names; each -d
  * PATH; and with --ldd the libraries all of those need. A library is found as the dynamic
  * linker finds it:
  * DT_RPATH, DT_RUNPATH ($ORIGIN too), then the system's folders for the target's

@@ -619,12 +619,9 @@ static int _hwtap_put_hex(char *buf, unsigned long v)
 	char tmp[16];
 	int n = 0, i;
 
-	if (!v) {
-		buf[0] = '0';
-		return 1;
-	}
-	for (; v; v >>= 4)
+	do			/* 0 is "0x0", as the kernel's and SystemTap's %#x write it */
 		tmp[n++] = hex_asc[v & 15];
+	while (v >>= 4);
 	buf[0] = '0';
 	buf[1] = 'x';
 	for (i = 0; i < n; i++)

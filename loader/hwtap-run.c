@@ -137,6 +137,7 @@ typedef struct Run {
 	char *param_string;     /* what finit_module gets */
 	char *out_path, *ctl_path;
 	int out_fd, ctl_fd;
+	int usyms_fd;           /* the module's requests for symbols, -1 without */
 	Sink sinks[3];          /* [HWTAP_STREAM_OUT], [HWTAP_STREAM_ERR] */
 	sigset_t wait_mask;     /* while waiting for output: the stop signals unblocked */
 	pid_t starter;          /* the child writing "start", until reaped */
@@ -559,7 +560,9 @@ static void close_files(Run *r)
 		close(r->out_fd);
 	if (r->ctl_fd >= 0)
 		close(r->ctl_fd);
-	r->out_fd = r->ctl_fd = -1;
+	if (r->usyms_fd >= 0)
+		close(r->usyms_fd);
+	r->out_fd = r->ctl_fd = r->usyms_fd = -1;
 }
 
 static int unload(Run *r)
@@ -613,6 +616,13 @@ static int open_proc_files(Run *r)
 		close_files(r);
 		return -1;
 	}
+	/* a module that names user code asks for the symbols of what processes map */
+	char *usyms = xformat("/proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_USYMS, r->mi.name);
+	r->usyms_fd = open(usyms, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (r->usyms_fd < 0 && errno != ENOENT)
+		fprintf(stderr, "hwtap-run: warning: session %s: cannot open %s (%s): programs "
+			"nobody named go unnamed\n", r->mi.name, usyms, strerror(errno));
+	free(usyms);
 	return 0;
 }
 
@@ -1168,6 +1178,13 @@ static int relay(Run *r)
 		}
 		if (caught_signal && !r->stop_sent)
 			send_stop(r, signal_name(caught_signal));
+		if (r->usyms_fd >= 0 && usyms_serve(r->usyms_fd, r->mi.name, r->verbose) < 0) {
+			fprintf(stderr, "hwtap-run: warning: session %s: cannot read its requests "
+				"for symbols (%s): programs nobody named go unnamed\n", r->mi.name,
+				strerror(errno));
+			close(r->usyms_fd);
+			r->usyms_fd = -1;
+		}
 		ssize_t n = read(r->out_fd, buf, sizeof(relay_buf));
 		if (n > 0) {
 			dispatch(r, buf, n);
@@ -1176,9 +1193,10 @@ static int relay(Run *r)
 		if (n == 0)
 			return 0;
 		if (errno == EAGAIN) {
-			struct pollfd p = { .fd = r->out_fd, .events = POLLIN };
+			struct pollfd p[2] = { { .fd = r->out_fd, .events = POLLIN },
+					       { .fd = r->usyms_fd, .events = POLLIN } };
 			/* EINTR: a stop signal, or a child ended (SIGCHLD) */
-			ppoll(&p, 1, NULL, &r->wait_mask);
+			ppoll(p, r->usyms_fd >= 0 ? 2 : 1, NULL, &r->wait_mask);
 			continue;
 		}
 		if (errno == EINTR)
@@ -1453,7 +1471,7 @@ static int delete_detached(Run *r)
 			continue;
 		Run one = *r;
 		one.stop_sent = false;
-		one.out_fd = one.ctl_fd = -1;
+		one.out_fd = one.ctl_fd = one.usyms_fd = -1;
 		status |= attach(&one, all[i].name);
 	}
 	free(all);
@@ -1475,7 +1493,7 @@ static int list(Run *r)
 
 int main(int argc, char **argv)
 {
-	Run r = { .out_fd = -1, .ctl_fd = -1, .t0 = now(), .max_commands = DEFAULT_COMMANDS,
+	Run r = { .out_fd = -1, .ctl_fd = -1, .usyms_fd = -1, .t0 = now(), .max_commands = DEFAULT_COMMANDS,
 		  .file_perm = -1 };
 	parse_args(argc, argv, &r);
 	/* (pstore's files are root's, but a copy of them need not be) */

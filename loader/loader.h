@@ -118,4 +118,10 @@ typedef struct PromSeen {
 const char *prom_record_check(const char *rec, size_t len, PromSeen *seen);
 void prom_seen_reset(PromSeen *seen);
 
+/* ---- usyms.c: the symbols of the files a module asks about (runtime/udyn.c) ----------- */
+
+/* Answers every request waiting on UFD (/proc/hwtap_SESSION/usyms, O_NONBLOCK): how many,
+ * or -1 with errno when it cannot be read. VERBOSE: says which answers failed. */
+int usyms_serve(int ufd, const char *session, int verbose);
+
 #endif

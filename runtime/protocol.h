@@ -32,6 +32,29 @@
  *                                readers took from `out', in all). Readers skip keys
  *                                they do not know. All three files need CAP_SYS_ADMIN.
  *
+ * A module that names user code (usymname() and the rest, runtime/usyms.c) also has
+ *
+ *   /proc/hwtap_NAME/usyms 0600  the files processes map whose symbols the module lacks,
+ *                                for the reader to read and answer (loader/usyms.c). One
+ *                                reader at a time (-EBUSY). read() gives whole requests,
+ *                                each "ID PID START END MAJOR MINOR INODE PATH\0" (ID,
+ *                                PID, MAJOR, MINOR, INODE decimal; START and END hex: the
+ *                                mapping /proc/PID/map_files/START-END opens; PATH as
+ *                                d_path() writes it, any bytes but NUL; the file is the one
+ *                                with that device and inode number, whatever PATH says
+ *                                now), and 0 when none is waiting; poll() says POLLIN
+ *                                when one is. A request read and not answered is asked
+ *                                again of the next reader.
+ *                                write(): one answer per call, little-endian u64 words:
+ *                                HWTAP_USYMS_MAGIC, ID, STATUS, NSEGS, NSYMS, NAMES_LEN,
+ *                                then NSEGS x (file offset, link-time address, bytes in the
+ *                                file) of the PT_LOAD segments, NSYMS x (link-time address,
+ *                                name offset) ascending by address, then NAMES_LEN bytes of
+ *                                NUL-terminated names. STATUS: HWTAP_USYMS_OK, _NONE (the
+ *                                file has nothing to name it by), _GONE (it could not be
+ *                                opened as that file: asked again at its next mapping).
+ *                                The module checks every bound and order (-EINVAL).
+ *
  * A session whose reader closes `out' goes on detached: its buffers keep the newest
  * records, overwriting the oldest (the flight recorder), until a reader opens `out'
  * again (hwtap-run -A) or "stop" ends it (hwtap-run -d).
@@ -87,6 +110,14 @@
 #define HWTAP_PANIC_LINE	'|'
 #define HWTAP_PANIC_MORE	'+'
 #define HWTAP_PANIC_PIECE	800
+
+#define HWTAP_PROC_USYMS	"usyms"
+#define HWTAP_USYMS_MAGIC	0x3153594d55545748ULL	/* "HWTUMYS1" */
+#define HWTAP_USYMS_OK		0
+#define HWTAP_USYMS_NONE	1
+#define HWTAP_USYMS_GONE	2
+#define HWTAP_USYMS_HDR_WORDS	6
+#define HWTAP_USYMS_REQUEST_MAX	(4096 + 128)	/* a request's bytes at most (PATH_MAX) */
 
 #define HWTAP_CTL_START		"start"
 #define HWTAP_CTL_STOP		"stop"

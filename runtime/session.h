@@ -12,7 +12,8 @@
  *   static void hwtap_stop(void);   stops timers and events, waits until no handler runs
  *                                   (process context, may sleep).
  *   static void hwtap_end(void);    end probes (process context).
- * and ends with HWTAP_SESSION_DEFINE();
+ * and ends with HWTAP_SESSION_DEFINE(EXTRA) (EXTRA: a function adding files to
+ * /proc/hwtap_NAME, or NULL);
  *
  * The session (states: loaded, starting, running, stopping, done)
  *   module_init     allocates the buffers, creates /proc/hwtap_NAME/{out,ctl}; runs no
@@ -388,8 +389,8 @@ static const struct proc_ops _hwtap_ctl_ops = {
 	.proc_write = _hwtap_ctl_write,
 };
 
-/* /proc/hwtap_NAME with `out' and `ctl'. */
-static int _hwtap_proc_init(void)
+/* /proc/hwtap_NAME with `out' and `ctl', and what EXTRA adds (NULL: nothing). */
+static int _hwtap_proc_init(int (*extra)(struct proc_dir_entry *dir))
 {
 	struct hwtap_session *s = &_hwtap_session;
 	char name[sizeof(HWTAP_PROC_PREFIX) + MODULE_NAME_LEN];
@@ -399,7 +400,8 @@ static int _hwtap_proc_init(void)
 	if (!s->dir)
 		return -ENOMEM;
 	if (!_hwtap_transport_create_file(s->dir) ||
-	    !proc_create(HWTAP_PROC_CTL, 0600, s->dir, &_hwtap_ctl_ops)) {
+	    !proc_create(HWTAP_PROC_CTL, 0600, s->dir, &_hwtap_ctl_ops) ||
+	    (extra && extra(s->dir))) {
 		proc_remove(s->dir);
 		return -ENOMEM;
 	}
@@ -423,7 +425,7 @@ static int _hwtap_check_params(void)
 	return 0;
 }
 
-static int _hwtap_session_init(void)
+static int _hwtap_session_init(int (*proc_extra)(struct proc_dir_entry *dir))
 {
 	struct hwtap_session *s = &_hwtap_session;
 	int rc;
@@ -445,7 +447,7 @@ static int _hwtap_session_init(void)
 	rc = _hwtap_panic_init();
 	if (rc)
 		goto out_transport;
-	rc = _hwtap_proc_init();
+	rc = _hwtap_proc_init(proc_extra);
 	if (rc)
 		goto out_panic;
 	return 0;
@@ -475,10 +477,10 @@ static void _hwtap_session_exit(void)
 	free_percpu(_hwtap_scratch);
 }
 
-#define HWTAP_SESSION_DEFINE()						\
+#define HWTAP_SESSION_DEFINE(proc_extra)				\
 	static int __init _hwtap_module_init(void)			\
 	{								\
-		return _hwtap_session_init();				\
+		return _hwtap_session_init(proc_extra);			\
 	}								\
 	static void __exit _hwtap_module_exit(void)			\
 	{								\

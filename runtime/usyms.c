@@ -87,15 +87,26 @@ static atomic_t _hwtap_umaps_refused_mms, _hwtap_umaps_refused_maps;
 static struct tracepoint *_hwtap_umaps_tp_fork, *_hwtap_umaps_tp_exec, *_hwtap_umaps_tp_exit;
 static bool _hwtap_umaps_kprobed;
 
-/* The index of the module whose file is INODE, or -1. */
-static int _hwtap_umod_of(const struct inode *inode)
+#include "udyn.c"
+
+/* The module of the file VMA maps, or -1: one the translator built in, or one hwtap-run
+ * names (asked of it now if ASK and the mapping is code); of the latter only code
+ * mappings are recorded. */
+static int _hwtap_umod_of_vma(struct vm_area_struct *vma, pid_t tgid, bool ask)
 {
+	const struct inode *inode;
 	int i;
 
-	for (i = 0; inode && i < HWTAP_UMODS; i++)
+	if (!vma->vm_file)
+		return -1;
+	inode = file_inode(vma->vm_file);
+	for (i = 0; i < HWTAP_UMODS; i++)
 		if (hwtap_umods[i].inode == inode)
 			return i;
-	return -1;
+	i = _hwtap_udyn_of(inode);
+	if (i < 0 && ask)
+		i = _hwtap_udyn_ask(vma, tgid);
+	return i >= 0 && (vma->vm_flags & VM_EXEC) ? i : -1;
 }
 
 /* ---- the records, under _hwtap_umaps_lock ----------------------------------------------- */
@@ -224,10 +235,8 @@ static void _hwtap_umaps_map(const struct mm_struct *mm, pid_t owner, unsigned l
 	raw_write_seqcount_end(&r->seq);
 }
 
-static void _hwtap_umaps_map_vma(struct vm_area_struct *vma, pid_t owner)
+static void _hwtap_umaps_map_vma(struct vm_area_struct *vma, pid_t owner, int mod)
 {
-	int mod = vma->vm_file ? _hwtap_umod_of(file_inode(vma->vm_file)) : -1;
-
 	_hwtap_umaps_map(vma->vm_mm, owner, vma->vm_start, vma->vm_end,
 			 vma->vm_pgoff << PAGE_SHIFT, mod);
 }
@@ -239,18 +248,21 @@ static int _hwtap_umaps_mmap(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct vm_area_struct *vma = (void *)regs_get_kernel_argument(regs, 0);
 	unsigned long flags;
+	int mod;
 
 	/* one of this task's own: its lifetime is the owner's (others are not kept) */
 	if (!vma || vma->vm_mm != current->mm || (current->flags & PF_KTHREAD))
 		return 0;
-	/* most mappings on the machine are of no file hwtap names, in an address space
-	 * with none: nothing to record or trim, and no lock taken */
-	if (!(vma->vm_file && _hwtap_umod_of(file_inode(vma->vm_file)) >= 0) &&
-	    !_hwtap_umaps_known(vma->vm_mm))
+	mod = _hwtap_umod_of_vma(vma, current->tgid, true);
+	/* a mapping of no file hwtap names, in an address space with none: nothing to
+	 * record or trim, and no lock taken */
+	if (mod < 0 && !_hwtap_umaps_known(vma->vm_mm))
 		return 0;
 	raw_spin_lock_irqsave(&_hwtap_umaps_lock, flags);
-	_hwtap_umaps_map_vma(vma, current->tgid);
+	_hwtap_umaps_map_vma(vma, current->tgid, mod);
 	raw_spin_unlock_irqrestore(&_hwtap_umaps_lock, flags);
+	if (mod >= HWTAP_UMODS)
+		_hwtap_udyn_wait_later(mod);
 	return 0;
 }
 
@@ -348,10 +360,12 @@ static void _hwtap_umaps_scan(void)
 
 			mmap_read_lock(mm);
 			for_each_vma(vmi, vma) {
-				if (!vma->vm_file || _hwtap_umod_of(file_inode(vma->vm_file)) < 0)
+				int mod = _hwtap_umod_of_vma(vma, tasks[i]->tgid, true);
+
+				if (mod < 0)
 					continue;
 				raw_spin_lock_irqsave(&_hwtap_umaps_lock, flags);
-				_hwtap_umaps_map_vma(vma, tasks[i]->tgid);
+				_hwtap_umaps_map_vma(vma, tasks[i]->tgid, mod);
 				raw_spin_unlock_irqrestore(&_hwtap_umaps_lock, flags);
 			}
 			mmap_read_unlock(mm);
@@ -400,6 +414,7 @@ static void _hwtap_usyms_stop(void)
 	if (!_hwtap_umaps_pool)
 		return;
 	_hwtap_usyms_unwatch();
+	_hwtap_udyn_stop();
 	rcu_barrier();		/* the records' last _hwtap_umaps_reuse() */
 	hash_init(_hwtap_umaps_by_mm);
 	hash_init(_hwtap_umaps_by_owner);
@@ -444,7 +459,7 @@ static int _hwtap_usyms_start(void)
 		m->inode = inode;
 		found++;
 	}
-	if (!found)
+	if (!found && !HWTAP_UDYN_FILES)
 		return 0;
 	_hwtap_umaps_pool = kvcalloc(HWTAP_UMAPS_MMS, sizeof(*_hwtap_umaps_pool), GFP_KERNEL);
 	if (!_hwtap_umaps_pool) {
@@ -455,6 +470,13 @@ static int _hwtap_usyms_start(void)
 	for (i = 0; i < HWTAP_UMAPS_MMS; i++) {
 		seqcount_init(&_hwtap_umaps_pool[i].seq);
 		hlist_add_head(&_hwtap_umaps_pool[i].by_mm, &_hwtap_umaps_free);
+	}
+	rc = _hwtap_udyn_start();
+	if (rc) {
+		kvfree(_hwtap_umaps_pool);
+		_hwtap_umaps_pool = NULL;
+		_hwtap_usyms_release();
+		return rc;
 	}
 	/* watched first: a mapping made during the scan is found by one or both */
 	rc = _hwtap_watch_tracepoint(who, "sched_process_fork", _hwtap_umaps_fork,
@@ -474,6 +496,7 @@ static int _hwtap_usyms_start(void)
 	}
 	if (rc) {
 		_hwtap_usyms_unwatch();
+		_hwtap_udyn_stop();
 		rcu_barrier();	/* an exec or exit before the failure may have dropped a record */
 		kvfree(_hwtap_umaps_pool);
 		_hwtap_umaps_pool = NULL;
@@ -481,6 +504,7 @@ static int _hwtap_usyms_start(void)
 		return rc;
 	}
 	_hwtap_umaps_scan();
+	_hwtap_udyn_settle_start();
 	return 0;
 }
 
@@ -499,6 +523,7 @@ static bool _hwtap_umap_find(const struct mm_struct *mm, unsigned long addr,
 {
 	struct hwtap_umaps *r;
 	struct hwtap_umap m = { .mod = -1 };
+	const struct hwtap_umod *mod;
 	bool settled = false;
 	int tries, i, n;
 
@@ -525,15 +550,15 @@ static bool _hwtap_umap_find(const struct mm_struct *mm, unsigned long addr,
 		break;
 	}
 	rcu_read_unlock();
-	if (!settled || m.mod < 0 || m.mod >= HWTAP_UMODS)
+	if (!settled || !(mod = _hwtap_umod(m.mod)))
 		return false;
 	w->mod = m.mod;
 	w->start = m.start;
 	w->end = m.end;
 	/* the file offset, then the segment that puts it at a link-time address */
 	addr = addr - m.start + m.offset;
-	for (i = 0; i < hwtap_umods[m.mod].nsegs; i++) {
-		const struct hwtap_useg *s = &hwtap_umods[m.mod].segs[i];
+	for (i = 0; i < mod->nsegs; i++) {
+		const struct hwtap_useg *s = &mod->segs[i];
 
 		if (addr >= s->offset && addr < s->offset + s->size) {
 			w->vaddr = addr - s->offset + s->vaddr;
@@ -577,7 +602,7 @@ static const char *_hwtap_usym_lookup(struct task_struct *task, unsigned long ad
 	if (!addr || !task || (task->flags & PF_KTHREAD) ||
 	    !_hwtap_umap_find(task->mm, addr, &w))
 		return NULL;
-	m = &hwtap_umods[w.mod];
+	m = _hwtap_umod(w.mod);
 	*modname = m->name ? m->name : m->path;
 	*offset = addr - w.start;
 	*size = w.end - w.start;
@@ -602,7 +627,7 @@ static unsigned int _hwtap_uline_lookup(struct task_struct *task, unsigned long 
 	if (!addr || !task || (task->flags & PF_KTHREAD) ||
 	    !_hwtap_umap_find(task->mm, addr, &w) || !w.vaddr)
 		return 0;
-	m = &hwtap_umods[w.mod];
+	m = _hwtap_umod(w.mod);
 	if (!m->nlines || w.vaddr < m->lines[0].addr)
 		return 0;
 	lo = _hwtap_last_at_or_below(m->lines, m->nlines, sizeof(m->lines[0]), w.vaddr);

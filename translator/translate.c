@@ -1211,7 +1211,8 @@ int translate(Session *s, const char *module_name, StrBuf *out)
 	}
 	session_hooks(&g, s);
 	tr_line(&g, "%s", "");
-	tr_line(&g, "HWTAP_SESSION_DEFINE();");
+	/* with user symbols, /proc/hwtap_NAME/usyms: hwtap-run names what processes map */
+	tr_line(&g, "HWTAP_SESSION_DEFINE(%s);", uses_usyms(s) ? "_hwtap_udyn_proc" : "NULL");
 	if (diag_errors > errors)
 		return diag_errors;
 	/* the context: each probe's locals, and a frame per nesting level */

@@ -19,62 +19,12 @@
  */
 #include "hwtap.h"
 #include "translate.h"
+#include "usymtab.h"
 
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-typedef struct {
-	uint64_t addr;
-	const char *name;
-	int rank;                        /* which of several at one address is kept: lower */
-} USym;
-
-static int by_addr(const void *a, const void *b)
-{
-	const USym *x = a, *y = b;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank - y->rank;
-	return strcmp(x->name, y->name);
-}
-
-/* Global functions first, then weak, then local; objects after functions. */
-static int sym_rank(const GElf_Sym *sym)
-{
-	int bind = GELF_ST_BIND(sym->st_info);
-	int rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
-	return rank + (GELF_ST_TYPE(sym->st_info) == STT_OBJECT ? 3 : 0);
-}
-
-/* The symbols of one table (SHT_SYMTAB or SHT_DYNSYM) into OUT (*N of *CAP). */
-static void read_table(Elf *elf, int type, USym **out, int *n, int *cap)
-{
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != (unsigned)type || !sh.sh_entsize)
-			continue;
-		Elf_Data *data = elf_getdata(scn, NULL);
-		size_t count = sh.sh_size / sh.sh_entsize;
-		for (size_t i = 1; data && i < count; i++) {
-			GElf_Sym sym;
-			if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
-				continue;
-			int t = GELF_ST_TYPE(sym.st_info);
-			if (t != STT_FUNC && t != STT_GNU_IFUNC && t != STT_OBJECT)
-				continue;
-			const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!name || !*name)
-				continue;
-			*out = xgrow(*out, cap, *n + 1, sizeof(**out));
-			(*out)[(*n)++] = (USym){sym.st_value, xstrndup(name, strcspn(name, "@")),
-						sym_rank(&sym)};
-		}
-	}
-}
 
 /* The line table of PROG as C, named by index K, appended to OUT: its rows' count. */
 static int write_lines(StrBuf *out, int k, UProgram *prog)
@@ -121,47 +71,30 @@ static void write_module(StrBuf *out, StrBuf *mods, int k, const char *path, UPr
 			 bool lines)
 {
 	Elf *elf = uprog_elf(prog);
-	size_t nph = 0;
-	int nsegs = 0;
-	sb_printf(out, "static const struct hwtap_useg hwtap_usegs_%d[] = {", k);
-	if (!elf_getphdrnum(elf, &nph)) {
-		for (size_t i = 0; i < nph; i++) {
-			GElf_Phdr ph;
-			if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
-				continue;
-			sb_printf(out, "%s{%#llx, %#llx, %#llx}", nsegs++ ? ", " : "",
-				  (unsigned long long)ph.p_offset, (unsigned long long)ph.p_vaddr,
-				  (unsigned long long)ph.p_filesz);
-		}
+	USymTab t;
+	if (usymtab_read(elf, &t)) {
+		fputs("hwtap: error: out of memory\n", stderr);
+		exit(1);
 	}
-	if (!nsegs)
+	sb_printf(out, "static const struct hwtap_useg hwtap_usegs_%d[] = {", k);
+	for (size_t i = 0; i < t.nsegs; i++)
+		sb_printf(out, "%s{%#llx, %#llx, %#llx}", i ? ", " : "",
+			  (unsigned long long)t.segs[i].offset, (unsigned long long)t.segs[i].vaddr,
+			  (unsigned long long)t.segs[i].size);
+	if (!t.nsegs)
 		sb_puts(out, "{0}");
 	sb_puts(out, "};\n");
-
-	USym *syms = NULL;
-	int n = 0, cap = 0;
-	read_table(elf, SHT_SYMTAB, &syms, &n, &cap);
-	if (!n)
-		read_table(elf, SHT_DYNSYM, &syms, &n, &cap);
-	if (n)
-		qsort(syms, n, sizeof(*syms), by_addr);
-	StrBuf names = {0};
-	sb_putn(&names, "", 0);
-	int kept = 0;
 	sb_printf(out, "static const struct hwtap_usym hwtap_usyms_%d[] = {", k);
-	for (int i = 0; i < n; i++) {
-		if (i && syms[i].addr == syms[i - 1].addr)
-			continue;
-		sb_printf(out, "%s{%#llx, %zu}", !kept ? "\n\t" : kept % 4 ? ", " : ",\n\t",
-			  (unsigned long long)syms[i].addr, names.len);
-		kept++;
-		sb_putn(&names, syms[i].name, strlen(syms[i].name) + 1);
-	}
-	if (!kept)
+	for (size_t i = 0; i < t.nsyms; i++)
+		sb_printf(out, "%s{%#llx, %llu}", !i ? "\n\t" : i % 4 ? ", " : ",\n\t",
+			  (unsigned long long)t.syms[i].addr, (unsigned long long)t.syms[i].name);
+	if (!t.nsyms)
 		sb_puts(out, "{0}");
 	sb_puts(out, "\n};\n");
 	sb_printf(out, "static const char hwtap_unames_%d[] = %s;\n", k,
-		  tr_c_string(names.buf, names.len));
+		  tr_c_string(t.names, t.names_len - 1));
+	int nsegs = t.nsegs, kept = t.nsyms;
+	usymtab_free(&t);
 	size_t size = 0;
 	elf_rawfile(elf, &size);
 	sb_printf(mods, "\t{ .path = %s, .size = %zu, .segs = hwtap_usegs_%d, .nsegs = %d, "

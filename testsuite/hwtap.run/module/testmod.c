@@ -364,4 +364,4 @@ static void hwtap_end(void)
 		out("end %d\n", i);
 }
 
-HWTAP_SESSION_DEFINE();
+HWTAP_SESSION_DEFINE(NULL);

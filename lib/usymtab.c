@@ -1,0 +1,137 @@
+/* usymtab.c - an ELF file's segments and symbols by address (usymtab.h). */
+#include "usymtab.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	uint64_t addr;
+	const char *name;               /* in the ELF's string table, up to '@' */
+	size_t len;
+	int rank;                       /* of several at one address the lowest is kept */
+} Sym;
+
+typedef struct {
+	Sym *v;
+	size_t n, cap;
+} Syms;
+
+static int by_addr(const void *a, const void *b)
+{
+	const Sym *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->name, y->name, n);
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* Global functions first, then weak, then local; objects after functions. */
+static int sym_rank(const GElf_Sym *sym)
+{
+	int bind = GELF_ST_BIND(sym->st_info);
+	int rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+	return rank + (GELF_ST_TYPE(sym->st_info) == STT_OBJECT ? 3 : 0);
+}
+
+static void *grow(void *p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return p;
+	size_t cap2 = *cap ? *cap * 2 : 64;
+	while (cap2 < need)
+		cap2 *= 2;
+	void *q = realloc(p, cap2 * size);
+	if (q)
+		*cap = cap2;
+	return q;
+}
+
+/* The symbols of the tables of TYPE (SHT_SYMTAB or SHT_DYNSYM) into OUT: 0, or -1. */
+static int read_table(Elf *elf, unsigned type, Syms *out)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		size_t count = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 1; data && i < count; i++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
+				continue;
+			int t = GELF_ST_TYPE(sym.st_info);
+			if (t != STT_FUNC && t != STT_GNU_IFUNC && t != STT_OBJECT)
+				continue;
+			const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			size_t len = name ? strcspn(name, "@") : 0;
+			if (!len)
+				continue;
+			Sym *v = grow(out->v, &out->cap, out->n + 1, sizeof(*v));
+			if (!v)
+				return -1;
+			out->v = v;
+			out->v[out->n++] = (Sym){sym.st_value, name, len, sym_rank(&sym)};
+		}
+	}
+	return 0;
+}
+
+void usymtab_free(USymTab *t)
+{
+	free(t->segs);
+	free(t->syms);
+	free(t->names);
+	memset(t, 0, sizeof(*t));
+}
+
+int usymtab_read(Elf *elf, USymTab *t)
+{
+	memset(t, 0, sizeof(*t));
+	size_t nph = 0, cap = 0;
+	if (!elf_getphdrnum(elf, &nph)) {
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			USymSeg *s = grow(t->segs, &cap, t->nsegs + 1, sizeof(*s));
+			if (!s)
+				goto oom;
+			t->segs = s;
+			t->segs[t->nsegs++] = (USymSeg){ph.p_offset, ph.p_vaddr, ph.p_filesz};
+		}
+	}
+	Syms syms = {0};
+	if (read_table(elf, SHT_SYMTAB, &syms) || (!syms.n && read_table(elf, SHT_DYNSYM, &syms)))
+		goto oom_syms;
+	if (syms.n)
+		qsort(syms.v, syms.n, sizeof(*syms.v), by_addr);
+	size_t bytes = 1;
+	for (size_t i = 0; i < syms.n; i++)
+		bytes += syms.v[i].len + 1;
+	t->names = malloc(bytes);
+	t->syms = malloc((syms.n ? syms.n : 1) * sizeof(*t->syms));
+	if (!t->names || !t->syms)
+		goto oom_syms;
+	t->names[0] = '\0';
+	t->names_len = 1;
+	for (size_t i = 0; i < syms.n; i++) {
+		if (i && syms.v[i].addr == syms.v[i - 1].addr)
+			continue;
+		t->syms[t->nsyms++] = (USymEntry){syms.v[i].addr, t->names_len};
+		memcpy(t->names + t->names_len, syms.v[i].name, syms.v[i].len);
+		t->names[t->names_len + syms.v[i].len] = '\0';
+		t->names_len += syms.v[i].len + 1;
+	}
+	free(syms.v);
+	return 0;
+
+oom_syms:
+	free(syms.v);
+oom:
+	usymtab_free(t);
+	return -1;
+}

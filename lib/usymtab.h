@@ -1,0 +1,36 @@
+/* usymtab.h - an ELF file's loadable segments and symbols by address, as the module's
+ * user symbol tables hold them (runtime/usyms.h). Read by the translator for the files it
+ * builds into a module (translator/usyms.c) and by hwtap-run for the files the module asks
+ * about as processes map them (loader/usyms.c): one reading, so both name alike. */
+#ifndef HWTAP_USYMTAB_H
+#define HWTAP_USYMTAB_H
+
+#include <gelf.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+	uint64_t offset, vaddr, size;   /* a PT_LOAD: file offset, link-time address, filesz */
+} USymSeg;
+
+typedef struct {
+	uint64_t addr;                  /* link-time address, ascending, each once */
+	uint64_t name;                  /* offset in names */
+} USymEntry;
+
+typedef struct {
+	USymSeg *segs;
+	size_t nsegs;
+	USymEntry *syms;
+	size_t nsyms;
+	char *names;                    /* NUL-terminated names, the first "" */
+	size_t names_len;
+} USymTab;
+
+/* ELF's segments and symbols into T (.symtab, else .dynsym; functions, IFUNCs and objects;
+ * of several at one address the global, then weak, then local one, functions before
+ * objects; versions cut at '@'). 0, or -1 when out of memory (T then empty). */
+int usymtab_read(Elf *elf, USymTab *t);
+void usymtab_free(USymTab *t);
+
+#endif /* HWTAP_USYMTAB_H */

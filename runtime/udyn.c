@@ -1,0 +1,561 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * udyn.c - symbol tables for the files nobody named: every program and library a process
+ * on the machine maps for execution gets its names from hwtap-run as it appears, so that
+ * a system-wide profile says "function [program]" for programs started before or after
+ * the script, and for ones gone before the report. Included by usyms.c.
+ *
+ * The module asks, hwtap-run answers (the exchange is runtime/protocol.h's
+ * /proc/hwtap_NAME/usyms): when a process maps a file for execution that has no table (a
+ * kprobe on perf_event_mmap(), or the scan at the start), a slot is taken for the file
+ * (holding a reference, so the inode compared stays that file's) and a request queued;
+ * the reader opens the file through /proc/PID/map_files (or its path, checked to be the
+ * same inode), reads its symbols with libelf (lib/usymtab.c), and writes them back; they
+ * are checked (bounds, order) and published to lookups in any context with a release
+ * store. Slots are never reused within a session: a mapping recorded for a slot names its
+ * addresses with that file's table or not at all, never another file's.
+ *
+ * So that a process's first samples are named, the task that mapped a file whose table is
+ * not there yet waits for it on its way back to user space (a task_work: process context,
+ * after mmap() or exec() returned, no lock held), HWTAP_UDYN_WAIT_MS at most, once per
+ * file in the session; only while a reader has the file open, and never the reader
+ * itself. The start waits likewise (HWTAP_UDYN_START_WAIT_MS at most) for the files the
+ * processes already running have mapped.
+ *
+ * Bounds: HWTAP_UDYN_FILES files, HWTAP_UDYN_BYTES bytes of tables; what finds no room is
+ * counted and reported at the stop. -D HWTAP_UDYN_FILES=0 names only the files the
+ * translator built in, as SystemTap does.
+ */
+#ifndef HWTAP_UDYN_C
+#define HWTAP_UDYN_C
+
+#include <linux/file.h>
+#include <linux/irq_work.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/proc_fs.h>
+#include <linux/stat.h>
+#include <linux/task_work.h>
+#include <linux/wait.h>
+
+#include "protocol.h"
+
+#ifndef HWTAP_UDYN_FILES
+#define HWTAP_UDYN_FILES 1024		/* files named as they are mapped */
+#endif
+#ifndef HWTAP_UDYN_BYTES
+#define HWTAP_UDYN_BYTES (64 << 20)	/* their tables' memory */
+#endif
+#ifndef HWTAP_UDYN_WAIT_MS
+#define HWTAP_UDYN_WAIT_MS 1000		/* a mapping task's wait for a table */
+#endif
+#ifndef HWTAP_UDYN_START_WAIT_MS
+#define HWTAP_UDYN_START_WAIT_MS 10000	/* the start's, for the running processes' */
+#endif
+#define HWTAP_UDYN_WAITERS 64		/* tasks waiting at once */
+#define HWTAP_UDYN_SEGS_MAX 64
+#define HWTAP_UDYN_SYMS_MAX (1 << 22)
+
+enum { HWTAP_UDYN_ASKED = 1, HWTAP_UDYN_SENT, HWTAP_UDYN_READY, HWTAP_UDYN_NONE };
+
+struct hwtap_udyn {
+	struct hwtap_umod m;		/* the table, once READY */
+	struct hlist_node by_inode;
+	const struct inode *inode;
+	struct file *file;		/* held: the inode stays this file's */
+	pid_t pid;			/* a process that mapped it, and where */
+	unsigned long start, end;
+	int state;
+	void *tables;			/* m's segments, symbols and names */
+	size_t bytes;
+};
+
+struct hwtap_udyn_waiter {
+	struct callback_head work;
+	int slot;
+	bool busy;
+};
+
+static struct hwtap_udyn *_hwtap_udyn;		/* HWTAP_UDYN_FILES slots, while started */
+static int _hwtap_udyn_n;			/* taken (release: slot filled) */
+static DEFINE_HASHTABLE(_hwtap_udyn_by_inode, 9);	/* what is asked or known */
+static DEFINE_MUTEX(_hwtap_udyn_mutex);		/* slots' states and tables: the file's */
+static atomic_t _hwtap_udyn_asked;		/* slots ASKED: POLLIN */
+static atomic_t _hwtap_udyn_unsettled;		/* ASKED or SENT */
+static pid_t _hwtap_udyn_reader;		/* the reader's tgid, 0 without one */
+static bool _hwtap_udyn_stopping;
+static size_t _hwtap_udyn_bytes;
+static atomic_t _hwtap_udyn_refused_files, _hwtap_udyn_refused_bytes, _hwtap_udyn_late;
+static DECLARE_WAIT_QUEUE_HEAD(_hwtap_udyn_readq);	/* the reader's poll */
+static DECLARE_WAIT_QUEUE_HEAD(_hwtap_udyn_doneq);	/* tables settled */
+static struct irq_work _hwtap_udyn_wake;		/* wakes readq from a kprobe */
+static struct hwtap_udyn_waiter _hwtap_udyn_waiters[HWTAP_UDYN_WAITERS];
+static atomic_t _hwtap_udyn_pending;			/* task_works added, not run */
+static DECLARE_WAIT_QUEUE_HEAD(_hwtap_udyn_idle);
+
+/* The table of module MOD (HWTAP_UMODS on: a slot here), NULL while it has none. */
+static const struct hwtap_umod *_hwtap_umod(int mod)
+{
+	const struct hwtap_udyn *d;
+
+	if (mod >= 0 && mod < HWTAP_UMODS)
+		return &hwtap_umods[mod];
+	mod -= HWTAP_UMODS;
+	if (mod < 0 || mod >= HWTAP_UDYN_FILES || !READ_ONCE(_hwtap_udyn))
+		return NULL;
+	d = &_hwtap_udyn[mod];
+	return smp_load_acquire(&d->state) == HWTAP_UDYN_READY ? &d->m : NULL;
+}
+
+/* The module of INODE's slot (asked or known), or -1. */
+static int _hwtap_udyn_of(const struct inode *inode)
+{
+	struct hwtap_udyn *d;
+	int mod = -1;
+
+	if (!_hwtap_udyn)
+		return -1;
+	rcu_read_lock();
+	hash_for_each_possible_rcu(_hwtap_udyn_by_inode, d, by_inode, (unsigned long)inode)
+		if (READ_ONCE(d->inode) == inode) {
+			mod = HWTAP_UMODS + (d - _hwtap_udyn);
+			break;
+		}
+	rcu_read_unlock();
+	return mod;
+}
+
+static void _hwtap_udyn_wake_reader(struct irq_work *work)
+{
+	wake_up_interruptible(&_hwtap_udyn_readq);
+}
+
+/* In the task that maps VMA (mmap_lock held) or the scan: a slot for its file, asked of
+ * the reader; its module, or -1 (not code, not a regular file, no room). */
+static int _hwtap_udyn_ask(struct vm_area_struct *vma, pid_t tgid)
+{
+	struct file *file = vma->vm_file;
+	const struct inode *inode = file_inode(file);
+	struct hwtap_udyn *d;
+	unsigned long flags;
+	int mod = -1;
+
+	if (!_hwtap_udyn || !(vma->vm_flags & VM_EXEC) || !S_ISREG(inode->i_mode))
+		return -1;
+	get_file(file);
+	raw_spin_lock_irqsave(&_hwtap_umaps_lock, flags);
+	hash_for_each_possible(_hwtap_udyn_by_inode, d, by_inode, (unsigned long)inode)
+		if (d->inode == inode) {
+			mod = HWTAP_UMODS + (d - _hwtap_udyn);
+			break;
+		}
+	if (mod < 0 && _hwtap_udyn_n < HWTAP_UDYN_FILES) {
+		d = &_hwtap_udyn[_hwtap_udyn_n];
+		d->inode = inode;
+		d->file = file;
+		file = NULL;
+		d->pid = tgid;
+		d->start = vma->vm_start;
+		d->end = vma->vm_end;
+		d->state = HWTAP_UDYN_ASKED;
+		atomic_inc(&_hwtap_udyn_asked);
+		atomic_inc(&_hwtap_udyn_unsettled);
+		mod = HWTAP_UMODS + _hwtap_udyn_n;
+		smp_store_release(&_hwtap_udyn_n, _hwtap_udyn_n + 1);
+		hash_add_rcu(_hwtap_udyn_by_inode, &d->by_inode, (unsigned long)inode);
+	} else if (mod < 0) {
+		atomic_inc(&_hwtap_udyn_refused_files);
+	}
+	raw_spin_unlock_irqrestore(&_hwtap_umaps_lock, flags);
+	if (file)
+		fput(file);	/* not the last reference: the mapping holds one */
+	else
+		irq_work_queue(&_hwtap_udyn_wake);
+	return mod;
+}
+
+static bool _hwtap_udyn_settled(const struct hwtap_udyn *d)
+{
+	return smp_load_acquire(&d->state) >= HWTAP_UDYN_READY || !READ_ONCE(_hwtap_udyn_reader) ||
+	       READ_ONCE(_hwtap_udyn_stopping);
+}
+
+/* The task_work: in the task that mapped the slot's file, on its way to user space. */
+static void _hwtap_udyn_wait(struct callback_head *work)
+{
+	struct hwtap_udyn_waiter *w = container_of(work, struct hwtap_udyn_waiter, work);
+	struct hwtap_udyn *d = &_hwtap_udyn[w->slot];
+	unsigned long flags;
+
+	if (!(current->flags & PF_EXITING) &&
+	    !wait_event_killable_timeout(_hwtap_udyn_doneq, _hwtap_udyn_settled(d),
+					 msecs_to_jiffies(HWTAP_UDYN_WAIT_MS)))
+		atomic_inc(&_hwtap_udyn_late);
+	raw_spin_lock_irqsave(&_hwtap_umaps_lock, flags);
+	w->busy = false;
+	raw_spin_unlock_irqrestore(&_hwtap_umaps_lock, flags);
+	/* the stop waits for this, then for every task to leave this module's code */
+	if (atomic_dec_and_test(&_hwtap_udyn_pending))
+		wake_up(&_hwtap_udyn_idle);
+}
+
+/* In the task that mapped module MOD's file: it waits for the table on its way back to
+ * user space, if there is a reader to answer and the table is not there yet. */
+static void _hwtap_udyn_wait_later(int mod)
+{
+	struct hwtap_udyn_waiter *w = NULL;
+	unsigned long flags;
+	pid_t reader = READ_ONCE(_hwtap_udyn_reader);
+	int k, slot = mod - HWTAP_UMODS;
+
+	/* (an io_uring worker never goes back to user space to run a task_work) */
+	if (slot < 0 || !reader || reader == current->tgid || (current->flags & PF_IO_WORKER) ||
+	    _hwtap_udyn_settled(&_hwtap_udyn[slot]))
+		return;
+	raw_spin_lock_irqsave(&_hwtap_umaps_lock, flags);
+	for (k = 0; k < HWTAP_UDYN_WAITERS && !w; k++)
+		if (!_hwtap_udyn_waiters[k].busy)
+			w = &_hwtap_udyn_waiters[k];
+	if (w) {
+		w->busy = true;
+		w->slot = slot;
+	}
+	raw_spin_unlock_irqrestore(&_hwtap_umaps_lock, flags);
+	if (!w)
+		return;		/* as many tasks wait already: this one goes on */
+	atomic_inc(&_hwtap_udyn_pending);
+	init_task_work(&w->work, _hwtap_udyn_wait);
+	if (!task_work_add(current, &w->work, TWA_RESUME))
+		return;
+	raw_spin_lock_irqsave(&_hwtap_umaps_lock, flags);	/* exiting */
+	w->busy = false;
+	raw_spin_unlock_irqrestore(&_hwtap_umaps_lock, flags);
+	if (atomic_dec_and_test(&_hwtap_udyn_pending))
+		wake_up(&_hwtap_udyn_idle);
+}
+
+/* ---- the reader's file --------------------------------------------------------------------- */
+
+static int _hwtap_udyn_open(struct inode *inode, struct file *file)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (cmpxchg(&_hwtap_udyn_reader, 0, current->tgid))
+		return -EBUSY;
+	return 0;
+}
+
+static int _hwtap_udyn_release(struct inode *inode, struct file *file)
+{
+	int i, n;
+
+	mutex_lock(&_hwtap_udyn_mutex);
+	n = _hwtap_udyn ? smp_load_acquire(&_hwtap_udyn_n) : 0;
+	for (i = 0; i < n; i++)		/* read, not answered: for the next reader */
+		if (_hwtap_udyn[i].state == HWTAP_UDYN_SENT) {
+			_hwtap_udyn[i].state = HWTAP_UDYN_ASKED;
+			atomic_inc(&_hwtap_udyn_asked);
+		}
+	WRITE_ONCE(_hwtap_udyn_reader, 0);
+	mutex_unlock(&_hwtap_udyn_mutex);
+	wake_up_all(&_hwtap_udyn_doneq);	/* nobody answers them now */
+	return 0;
+}
+
+static __poll_t _hwtap_udyn_poll(struct file *file, poll_table *wait)
+{
+	poll_wait(file, &_hwtap_udyn_readq, wait);
+	return atomic_read(&_hwtap_udyn_asked) > 0 ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+/* Requests, whole, as many as fit in COUNT bytes: 0 when none waits. */
+static ssize_t _hwtap_udyn_read(struct file *file, char __user *buf, size_t count,
+				loff_t *ppos)
+{
+	char *rec, *path;
+	ssize_t done = 0;
+	int i, n, len;
+
+	rec = kmalloc(HWTAP_USYMS_REQUEST_MAX + PATH_MAX, GFP_KERNEL);
+	if (!rec)
+		return -ENOMEM;
+	path = rec + HWTAP_USYMS_REQUEST_MAX;
+	mutex_lock(&_hwtap_udyn_mutex);
+	n = _hwtap_udyn ? smp_load_acquire(&_hwtap_udyn_n) : 0;
+	for (i = 0; i < n; i++) {
+		struct hwtap_udyn *d = &_hwtap_udyn[i];
+		struct kstat st;
+		char *p;
+
+		if (d->state != HWTAP_UDYN_ASKED)
+			continue;
+		/* the device and inode number fstat() gives (btrfs, overlayfs: not the sb's) */
+		if (vfs_getattr(&d->file->f_path, &st, STATX_INO, AT_STATX_SYNC_AS_STAT)) {
+			st.dev = d->inode->i_sb->s_dev;
+			st.ino = d->inode->i_ino;
+		}
+		p = d_path(&d->file->f_path, path, PATH_MAX);
+		if (IS_ERR(p))
+			p = "";
+		len = scnprintf(rec, HWTAP_USYMS_REQUEST_MAX, "%d %d %lx %lx %u %u %llu %s", i,
+				d->pid, d->start, d->end, MAJOR(st.dev), MINOR(st.dev),
+				(unsigned long long)st.ino, p) + 1;	/* and its NUL */
+		if (done + len > count)
+			break;
+		if (copy_to_user(buf + done, rec, len)) {
+			if (!done)
+				done = -EFAULT;
+			break;
+		}
+		done += len;
+		d->state = HWTAP_UDYN_SENT;
+		atomic_dec(&_hwtap_udyn_asked);
+	}
+	mutex_unlock(&_hwtap_udyn_mutex);
+	kfree(rec);
+	if (!done && i < n)
+		return -EINVAL;		/* a request does not fit in COUNT */
+	return done;
+}
+
+/* Slot D has no table (and is asked again at its file's next mapping if AGAIN). Under
+ * the mutex. */
+static void _hwtap_udyn_settle(struct hwtap_udyn *d, int state, bool again)
+{
+	unsigned long flags;
+
+	if (d->state == HWTAP_UDYN_ASKED)
+		atomic_dec(&_hwtap_udyn_asked);
+	if (d->state == HWTAP_UDYN_ASKED || d->state == HWTAP_UDYN_SENT)
+		atomic_dec(&_hwtap_udyn_unsettled);
+	if (again) {
+		raw_spin_lock_irqsave(&_hwtap_umaps_lock, flags);
+		hash_del_rcu(&d->by_inode);
+		raw_spin_unlock_irqrestore(&_hwtap_umaps_lock, flags);
+	}
+	smp_store_release(&d->state, state);
+	wake_up_all(&_hwtap_udyn_doneq);
+}
+
+/* The tables of answer HDR into D, checked: 0 or -errno. */
+static int _hwtap_udyn_fill(struct hwtap_udyn *d, const u64 *hdr, const char __user *buf)
+{
+	u64 nsegs = hdr[3], nsyms = hdr[4], names_len = hdr[5], i, last = 0;
+	size_t segs_bytes, syms_bytes, need;
+	struct hwtap_useg *segs;
+	struct hwtap_usym *syms;
+	char *names, *name, *p;
+	u64 pair[2];
+
+	if (nsegs > HWTAP_UDYN_SEGS_MAX || nsyms > HWTAP_UDYN_SYMS_MAX || !names_len ||
+	    names_len > HWTAP_UDYN_BYTES || names_len > U32_MAX)
+		return -EINVAL;
+	segs_bytes = nsegs * sizeof(*segs);
+	syms_bytes = nsyms * sizeof(*syms);
+	need = segs_bytes + syms_bytes + names_len;
+	if (_hwtap_udyn_bytes + need > HWTAP_UDYN_BYTES) {
+		atomic_inc(&_hwtap_udyn_refused_bytes);
+		return -ENOSPC;
+	}
+	d->tables = kvmalloc(need, GFP_KERNEL);
+	name = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!d->tables || !name)
+		goto nomem;
+	segs = d->tables;
+	syms = d->tables + segs_bytes;
+	names = d->tables + segs_bytes + syms_bytes;
+	buf += HWTAP_USYMS_HDR_WORDS * 8;
+	for (i = 0; i < nsegs; i++, buf += 24) {
+		if (copy_from_user(&segs[i], buf, 24))
+			goto fault;
+	}
+	for (i = 0; i < nsyms; i++, buf += 16) {
+		if (copy_from_user(pair, buf, 16))
+			goto fault;
+		if ((i && pair[0] <= last) || pair[1] >= names_len)
+			goto inval;
+		syms[i].addr = last = pair[0];
+		syms[i].name = pair[1];
+	}
+	if (copy_from_user(names, buf, names_len))
+		goto fault;
+	if (names[names_len - 1])
+		goto inval;
+	p = d_path(&d->file->f_path, name, PATH_MAX);
+	if (IS_ERR(p))
+		strscpy(name, "<unreachable>", PATH_MAX);
+	else
+		memmove(name, p, strlen(p) + 1);
+	d->m = (struct hwtap_umod){ .segs = segs, .nsegs = nsegs, .syms = syms, .nsyms = nsyms,
+				    .names = names, .path = name, .name = name,
+				    .inode = d->inode };
+	d->bytes = need;
+	_hwtap_udyn_bytes += need;
+	return 0;
+fault:
+	kvfree(d->tables);
+	d->tables = NULL;
+	kfree(name);
+	return -EFAULT;
+inval:
+	kvfree(d->tables);
+	d->tables = NULL;
+	kfree(name);
+	return -EINVAL;
+nomem:
+	kvfree(d->tables);
+	d->tables = NULL;
+	kfree(name);
+	return -ENOMEM;
+}
+
+/* An answer (protocol.h): COUNT bytes, or -errno. */
+static ssize_t _hwtap_udyn_write(struct file *file, const char __user *buf, size_t count,
+				 loff_t *ppos)
+{
+	u64 hdr[HWTAP_USYMS_HDR_WORDS];
+	struct hwtap_udyn *d;
+	int rc = 0;
+
+	if (count < sizeof(hdr))
+		return -EINVAL;
+	if (copy_from_user(hdr, buf, sizeof(hdr)))
+		return -EFAULT;
+	if (hdr[0] != HWTAP_USYMS_MAGIC || hdr[2] > HWTAP_USYMS_GONE)
+		return -EINVAL;
+	/* the size the answer says it has (each count bounded first: no overflow) */
+	if (hdr[2] == HWTAP_USYMS_OK &&
+	    (hdr[3] > HWTAP_UDYN_SEGS_MAX || hdr[4] > HWTAP_UDYN_SYMS_MAX ||
+	     hdr[5] > HWTAP_UDYN_BYTES ||
+	     count != sizeof(hdr) + hdr[3] * 24 + hdr[4] * 16 + hdr[5]))
+		return -EINVAL;
+	mutex_lock(&_hwtap_udyn_mutex);
+	if (!_hwtap_udyn || hdr[1] >= (u64)smp_load_acquire(&_hwtap_udyn_n)) {
+		rc = -ENOENT;
+		goto out;
+	}
+	d = &_hwtap_udyn[hdr[1]];
+	if (d->state != HWTAP_UDYN_SENT) {
+		rc = -ENOENT;		/* not asked of this reader, or answered */
+		goto out;
+	}
+	if (hdr[2] == HWTAP_USYMS_OK) {
+		rc = _hwtap_udyn_fill(d, hdr, buf);
+		if (!rc)
+			_hwtap_udyn_settle(d, HWTAP_UDYN_READY, false);
+		else
+			_hwtap_udyn_settle(d, HWTAP_UDYN_NONE, false);
+		if (rc == -ENOSPC)
+			rc = 0;		/* counted, said at the stop: not the reader's fault */
+	} else {
+		_hwtap_udyn_settle(d, HWTAP_UDYN_NONE, hdr[2] == HWTAP_USYMS_GONE);
+	}
+out:
+	mutex_unlock(&_hwtap_udyn_mutex);
+	return rc ? rc : count;
+}
+
+static const struct proc_ops _hwtap_udyn_ops = {
+	.proc_open = _hwtap_udyn_open,
+	.proc_release = _hwtap_udyn_release,
+	.proc_read = _hwtap_udyn_read,
+	.proc_write = _hwtap_udyn_write,
+	.proc_poll = _hwtap_udyn_poll,
+	.proc_lseek = noop_llseek,
+};
+
+/* /proc/hwtap_NAME/usyms, at the module's load (session.h): 0 or -ENOMEM. */
+static int _hwtap_udyn_proc(struct proc_dir_entry *dir)
+{
+	if (!HWTAP_UDYN_FILES)
+		return 0;
+	return proc_create(HWTAP_PROC_USYMS, 0600, dir, &_hwtap_udyn_ops) ? 0 : -ENOMEM;
+}
+
+/* ---- start and stop ------------------------------------------------------------------------ */
+
+/* Before the scan: 0 or -ENOMEM. */
+static int _hwtap_udyn_start(void)
+{
+	struct hwtap_udyn *slots;
+
+	if (!HWTAP_UDYN_FILES)
+		return 0;
+	slots = kvcalloc(HWTAP_UDYN_FILES, sizeof(*slots), GFP_KERNEL);
+	if (!slots)
+		return -ENOMEM;
+	init_irq_work(&_hwtap_udyn_wake, _hwtap_udyn_wake_reader);
+	_hwtap_udyn_stopping = false;
+	mutex_lock(&_hwtap_udyn_mutex);
+	_hwtap_udyn_n = 0;
+	WRITE_ONCE(_hwtap_udyn, slots);
+	mutex_unlock(&_hwtap_udyn_mutex);
+	return 0;
+}
+
+/* After the scan: the running processes' files asked, their tables waited for. */
+static void _hwtap_udyn_settle_start(void)
+{
+	if (!_hwtap_udyn || !READ_ONCE(_hwtap_udyn_reader))
+		return;
+	if (!wait_event_killable_timeout(_hwtap_udyn_doneq,
+					 !atomic_read(&_hwtap_udyn_unsettled) ||
+					 !READ_ONCE(_hwtap_udyn_reader),
+					 msecs_to_jiffies(HWTAP_UDYN_START_WAIT_MS)))
+		_hwtap_note("user symbols: %d files of the running processes still unnamed "
+			    "after %d ms", atomic_read(&_hwtap_udyn_unsettled),
+			    HWTAP_UDYN_START_WAIT_MS);
+}
+
+/* Once nothing asks (the kprobe and tracepoints gone): no task waits, no table is left. */
+static void _hwtap_udyn_stop(void)
+{
+	struct hwtap_udyn *slots;
+	int i, n, late = atomic_read(&_hwtap_udyn_late);
+	int files = atomic_read(&_hwtap_udyn_refused_files);
+	int bytes = atomic_read(&_hwtap_udyn_refused_bytes);
+
+	if (!_hwtap_udyn)
+		return;
+	WRITE_ONCE(_hwtap_udyn_stopping, true);
+	wake_up_all(&_hwtap_udyn_doneq);
+	/* a task_work runs as its task leaves mmap() or exec(), soon, the wait cut short
+	 * above; not while a debugger keeps the task stopped there */
+	if (!wait_event_timeout(_hwtap_udyn_idle, !atomic_read(&_hwtap_udyn_pending), 5 * HZ)) {
+		_hwtap_warn("user symbols: waiting for %d processes that mapped a file to go "
+			    "on (stopped by a debugger?) before the session can stop",
+			    atomic_read(&_hwtap_udyn_pending));
+		wait_event(_hwtap_udyn_idle, !atomic_read(&_hwtap_udyn_pending));
+	}
+	synchronize_rcu_tasks();	/* the last task_works are past their wake */
+	irq_work_sync(&_hwtap_udyn_wake);
+	mutex_lock(&_hwtap_udyn_mutex);
+	n = _hwtap_udyn_n;
+	for (i = 0; i < n; i++) {
+		struct hwtap_udyn *d = &_hwtap_udyn[i];
+
+		kvfree(d->tables);
+		kfree(d->m.name);
+		fput(d->file);
+	}
+	slots = _hwtap_udyn;
+	WRITE_ONCE(_hwtap_udyn, NULL);
+	kvfree(slots);
+	_hwtap_udyn_n = 0;
+	_hwtap_udyn_bytes = 0;
+	hash_init(_hwtap_udyn_by_inode);
+	atomic_set(&_hwtap_udyn_asked, 0);
+	atomic_set(&_hwtap_udyn_unsettled, 0);
+	mutex_unlock(&_hwtap_udyn_mutex);
+	if (files)
+		_hwtap_warn("user symbols: %d files went unnamed, the table of %d was full "
+			    "(-D HWTAP_UDYN_FILES=N)", files, HWTAP_UDYN_FILES);
+	if (bytes)
+		_hwtap_warn("user symbols: %d files went unnamed, their tables would take more "
+			    "than %d bytes in all (-D HWTAP_UDYN_BYTES=N)", bytes, HWTAP_UDYN_BYTES);
+	if (late)
+		_hwtap_note("user symbols: %d mappings went on before their file's names came "
+			    "(%d ms)", late, HWTAP_UDYN_WAIT_MS);
+}
+
+#endif /* HWTAP_UDYN_C */

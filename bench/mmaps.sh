@@ -4,10 +4,15 @@
 # perf_event_mmap, runtime/usyms.c) and SystemTap 4.8 (its task finder's vma tracking),
 # in one guest boot under QEMU's icount (bench/compare.sh's method: instructions per
 # event above the round's bare run, the median of ROUNDS rounds).
-#   names other      the script names a program the workload is not (-d another file):
+#   names other      the script names a program the workload is not (-d another file),
+#                    and only what it names (-D HWTAP_UDYN_FILES=0, SystemTap's way):
 #                    each mapping is of a file the session has no symbols of
 #   names this       the script names the workload itself (-d it): each mapping is
 #                    recorded, and each unmapped range trimmed at the next mapping
+#   names all        hwtap's default: nothing named in the script, every file a process
+#                    maps for execution named at run time (hwtap-run hands the module
+#                    the workload's symbols at its exec); stap's figure is its -d of the
+#                    workload, the same names
 # The last line is the worst ratio hwtap/stap.
 #   bench/mmaps.sh [HWTAP]      (ROUNDS=3, SHIFT=4, COUNT=20000)
 . "$(dirname "$0")/common.sh"
@@ -26,18 +31,21 @@ have_stap=false
 if command -v stap > /dev/null; then have_stap=true; fi
 
 guest_runs=""
-names=("" "names other" "names this")
-for k in 1 2; do
+names=("" "names other" "names this" "names all")
+hopts=("" "-d /root/other -D HWTAP_UDYN_FILES=0" "-d /root/mmaps" "")
+for k in 1 2 3; do
 	# hwtap reads the guest's paths through --vm-file; stap reads the files where the
 	# guest has them too ($tmp), both named alike
-	d=$([ "$k" = 1 ] && echo /root/other || echo /root/mmaps)
-	cp "$("$hwtap" -p4 -m "h_$k" -d "$d" "${files[@]}" "$tmp/names.stp")" "$tmp/h_$k.ko"
+	# shellcheck disable=SC2086  # (the options are words)
+	cp "$("$hwtap" -p4 -m "h_$k" ${hopts[$k]} "${files[@]}" "$tmp/names.stp")" "$tmp/h_$k.ko"
 	files+=(--vm-file "$tmp/h_$k.ko:/root/h_$k.ko")
 	guest_runs+="rm -f /tmp/w; /root/hwtap-run -c '$work' /root/h_$k.ko >/dev/null
 	echo \"hwtap $k \$(cat /tmp/w 2>&1)\"
 "
 	sd=$([ "$k" = 1 ] && echo "$tmp/other" || echo "$tmp/mmaps")
-	if $have_stap && stap_build "$tmp" "s_$k" "$tmp/names.stp" -d "$sd" > "$tmp/stap_$k.why"
+	if [ "$k" = 3 ]; then
+		continue	# (stap's "names this" is the figure to compare with)
+	elif $have_stap && stap_build "$tmp" "s_$k" "$tmp/names.stp" -d "$sd" > "$tmp/stap_$k.why"
 	then
 		files+=("${stap_files[@]}")
 		guest_runs+="rm -f /tmp/w; /usr/bin/staprun -c '$tmp/mmaps $count /tmp/w' /root/s_$k.ko >/dev/null
@@ -60,8 +68,8 @@ printf 'icount guest, 1 CPU; guest instructions per mmap+munmap above the bare %
 	"$bare" "$rounds"
 printf '%-20s %10s %10s %11s\n' case hwtap stap hwtap/stap
 worst=""
-for k in 1 2; do
-	h=$(cost hwtap "$k"); s=$(cost stap "$k")
+for k in 1 2 3; do
+	h=$(cost hwtap "$k"); s=$(cost stap "$([ "$k" = 3 ] && echo 2 || echo "$k")")
 	line=$(awk -v name="${names[$k]}" -v h="$h" -v s="$s" '
 		function show(x) { return x == "" ? "-" : sprintf("%.0f", x) }
 		BEGIN { r = (h == "" || s == "") ? "-" : (s <= 0 ? "inf" : sprintf("%.2f", (h < 0 ? 0 : h) / s))

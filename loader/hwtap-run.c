@@ -1395,41 +1395,6 @@ static int snapshot(Run *r, const char *name)
 	return r->failed;
 }
 
-/* What we know of tail T's circumstances, on stderr before its lines. */
-static void describe_tail(const PanicTail *t)
-{
-	fprintf(stderr, "hwtap-run: session %s (%s): ", t->name,
-		t->script ? t->script : "script not known");
-	if (t->lost) {
-		fprintf(stderr, "its output was lost at the panic: %s (%s)\n", t->lost, t->source);
-		return;
-	}
-	const char *room = t->cut_by_log ? "the log's room for the tails of all sessions "
-		"(hwtap_panic_log)" : "hwtap_panic_tail";
-	if (t->bytes == 0 && t->unread == 0)
-		fprintf(stderr, "all of its output had been read when the kernel panicked");
-	else if (t->bytes == 0)
-		fprintf(stderr, "none of the %lld bytes of output nobody had read when the kernel "
-			"panicked fit in %s", t->unread, room);
-	else if (t->bytes > 0)
-		fprintf(stderr, "%lld bytes of output nobody had read when the kernel panicked",
-			t->bytes);
-	else
-		fprintf(stderr, "output nobody had read when the kernel panicked");
-	fprintf(stderr, " (%s)", t->source);
-	if (t->unread > t->bytes && t->bytes > 0)
-		fprintf(stderr, "; the %lld bytes before did not fit in %s", t->unread - t->bytes,
-			room);
-	if (t->overwritten > 0)
-		fprintf(stderr, "; %lld records were overwritten before", t->overwritten);
-	if (t->started_inside)
-		fprintf(stderr, "; the dump begins inside it: its first lines were not kept "
-			"(pstore.kmsg_bytes)");
-	if (!t->complete)
-		fprintf(stderr, "; the dump ends inside it: its last lines were not kept");
-	fputc('\n', stderr);
-}
-
 /* --pstore [PATH ...]: each session's output that nobody had read at a panic, as the
  * panicking kernel logged it (runtime/panic.h) and pstore kept it. */
 static int show_pstore(Run *r)
@@ -1444,7 +1409,7 @@ static int show_pstore(Run *r)
 	for (size_t i = 0; i < n; i++) {
 		const PanicTail *t = &tails[i];
 		flush_pending(r);
-		describe_tail(t);
+		pstore_describe(t);
 		r->mi.name = (char *)t->name;
 		if (r->json)
 			json_emit(r, (const unsigned char *)t->text, t->len);

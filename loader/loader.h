@@ -85,6 +85,10 @@ int pstore_read(char *const *paths, int npaths, PanicTail **out, size_t *n);
 
 void pstore_free(PanicTail *t, size_t n);
 
+/* What is known of tail T's circumstances, on stderr ("hwtap-run: session NAME (SCRIPT):
+ * ..."), before its lines. */
+void pstore_describe(const PanicTail *t);
+
 /* ---- json.c: --json's buffer, strings and the check of an object line ----------------- */
 
 typedef struct Buf {

@@ -339,3 +339,38 @@ void pstore_free(PanicTail *t, size_t n)
 	}
 	free(t);
 }
+
+/* What we know of tail T's circumstances, on stderr before its lines. */
+void pstore_describe(const PanicTail *t)
+{
+	fprintf(stderr, "hwtap-run: session %s (%s): ", t->name,
+		t->script ? t->script : "script not known");
+	if (t->lost) {
+		fprintf(stderr, "its output was lost at the panic: %s (%s)\n", t->lost, t->source);
+		return;
+	}
+	const char *room = t->cut_by_log ? "the log's room for the tails of all sessions "
+		"(hwtap_panic_log)" : "hwtap_panic_tail";
+	if (t->bytes == 0 && t->unread == 0)
+		fprintf(stderr, "all of its output had been read when the kernel panicked");
+	else if (t->bytes == 0)
+		fprintf(stderr, "none of the %lld bytes of output nobody had read when the kernel "
+			"panicked fit in %s", t->unread, room);
+	else if (t->bytes > 0)
+		fprintf(stderr, "%lld bytes of output nobody had read when the kernel panicked",
+			t->bytes);
+	else
+		fprintf(stderr, "output nobody had read when the kernel panicked");
+	fprintf(stderr, " (%s)", t->source);
+	if (t->unread > t->bytes && t->bytes > 0)
+		fprintf(stderr, "; the %lld bytes before did not fit in %s", t->unread - t->bytes,
+			room);
+	if (t->overwritten > 0)
+		fprintf(stderr, "; %lld records were overwritten before", t->overwritten);
+	if (t->started_inside)
+		fprintf(stderr, "; the dump begins inside it: its first lines were not kept "
+			"(pstore.kmsg_bytes)");
+	if (!t->complete)
+		fprintf(stderr, "; the dump ends inside it: its last lines were not kept");
+	fputc('\n', stderr);
+}

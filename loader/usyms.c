@@ -7,8 +7,10 @@
  * the path it had, opened O_PATH first (no device or FIFO is ever opened for reading)
  * and reopened only once it is known to be that regular file; it is read with read(),
  * never mapped (a file truncated meanwhile ends the reading, not hwtap-run with SIGBUS),
- * and libelf's checks stand between its bytes and the answer. Files over USYMS_FILE_MAX
- * bytes are not read. */
+ * and libelf's checks stand between its bytes and the answer. Not read: files over
+ * USYMS_FILE_MAX bytes, symbol tables over USYMS_SYMS_MAX entries, and files on FUSE file
+ * systems (their reads are answered by a process that may never answer: the relay of the
+ * session's output would wait with them). */
 #define _GNU_SOURCE             /* O_PATH */
 #include "loader.h"
 #include "usymtab.h"
@@ -21,10 +23,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #define USYMS_FILE_MAX (1LL << 31)
+#define USYMS_SYMS_MAX (1 << 22)
+#ifndef FUSE_SUPER_MAGIC
+#define FUSE_SUPER_MAGIC 0x65735546
+#endif
 
 typedef struct {
 	unsigned long long id;
@@ -42,6 +49,24 @@ static bool is_file(int fd, const Request *r)
 	return !fstat(fd, &st) && S_ISREG(st.st_mode) && major(st.st_dev) == r->major &&
 	       minor(st.st_dev) == r->minor && (unsigned long long)st.st_ino == r->ino &&
 	       st.st_size <= USYMS_FILE_MAX;
+}
+
+/* Whether the file at FD may be read: not on a FUSE file system (a process of the user
+ * who mounted it answers its reads, and could make them wait for ever), its symbol tables
+ * within what a module takes (runtime/udyn.c's HWTAP_UDYN_SYMS_MAX). */
+static bool readable(int fd, Elf *elf)
+{
+	struct statfs fs;
+	if (fstatfs(fd, &fs) || fs.f_type == FUSE_SUPER_MAGIC)
+		return false;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) &&
+		    sh.sh_entsize && sh.sh_size / sh.sh_entsize > USYMS_SYMS_MAX)
+			return false;
+	}
+	return true;
 }
 
 /* R's file open for reading, or -1. */
@@ -87,7 +112,8 @@ static int answer(int ufd, const Request *r)
 	if (fd >= 0) {
 		status = HWTAP_USYMS_NONE;
 		Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-		if (elf && elf_kind(elf) == ELF_K_ELF && !usymtab_read(elf, &t) && t.nsyms)
+		if (elf && elf_kind(elf) == ELF_K_ELF && readable(fd, elf) && !usymtab_read(elf, &t) &&
+		    t.nsyms)
 			status = HWTAP_USYMS_OK;
 		if (elf)
 			elf_end(elf);

@@ -112,8 +112,10 @@ static int answer(int ufd, const Request *r)
 	if (fd >= 0) {
 		status = HWTAP_USYMS_NONE;
 		Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+		/* no symbols but segments (stripped, or its section headers broken): still a
+		 * module, which umodname() and usymdata() name */
 		if (elf && elf_kind(elf) == ELF_K_ELF && readable(fd, elf) && !usymtab_read(elf, &t) &&
-		    t.nsyms)
+		    (t.nsyms || t.nsegs))
 			status = HWTAP_USYMS_OK;
 		if (elf)
 			elf_end(elf);

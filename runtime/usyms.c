@@ -8,7 +8,9 @@
  * Symbols: the translator puts in the module the tables of the programs and libraries it
  * knows the script is about (-c's or -x's program and the libraries it needs, every
  * process("PATH"), -d PATH, --ldd): per file, its loadable segments and its symbols
- * sorted by link-time address, as SystemTap does. Nothing is read from files here.
+ * sorted by link-time address, as SystemTap does; every other file a process maps for
+ * execution gets its table from hwtap-run as it is mapped (udyn.c). Nothing is read from
+ * files here.
  *
  * Where each of those files is mapped in each address space, the runtime learns as the
  * kernel maps it: a kprobe on perf_event_mmap(), where the kernel reports every new

@@ -216,9 +216,10 @@ static bool _hwtap_perf_read_task(struct hwtap_perf *p, struct task_struct *task
 	return found;
 }
 
-/* @perf("NAME") in a process probe's handler (task context, preemption disabled): the
- * calling thread's own count, exact and unscaled, read in place with no IPI and no
- * wait; for a system-wide counter, this CPU's. A counter the thread has no event of
+/* @perf("NAME") in a process or kprobe probe's handler (preemption disabled; a kprobe's
+ * may be in an interrupt or NMI, reading the interrupted thread's): the calling thread's
+ * own count, exact and unscaled, read in place with no IPI and no wait; for a
+ * system-wide counter, this CPU's. A counter the thread has no event of
  * (a .process counter of another process) reads the snapshot, as elsewhere. */
 static __maybe_unused int64_t _hwtap_perf_value_self(struct hwtap_perf *p)
 {
@@ -227,6 +228,10 @@ static __maybe_unused int64_t _hwtap_perf_value_self(struct hwtap_perf *p)
 	bool found = false;
 	u64 value = 0;
 
+	/* (a kprobe's handler in an NMI: the NMI may have come in while this CPU held the
+	 * context's lock; the snapshot then) */
+	if (in_nmi())
+		return _hwtap_perf_value(p);
 	local_irq_save(flags);
 	if (p->target || p->exec_path) {
 		found = _hwtap_perf_read_task(p, current, &value);

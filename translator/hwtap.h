@@ -513,6 +513,9 @@ USite *process_site(Probe *p);
  * argument */
 ProbePoint *process_point_with(ProbePoint *pp, const char *path, const char *spec);
 extern const ProbeFamily process_family, process_task_family;
+/* probe_kprobe.c: kprobe.function("NAME")[.return], kprobe.module("M").function(...) */
+extern const ProbeFamily kprobe_family;
+const char *kprobe_symbol(Probe *p, bool *ret);  /* "NAME" or "M:NAME"; *RET: .return */
 /* probe_task.c: "HWTAP_TASK_BEGIN" ... for runtime/tasks.c, and the PATH followed (NULL:
  * every process, or the target's) */
 const char *task_probe_kind(Probe *p, const char **path);

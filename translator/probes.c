@@ -3,9 +3,9 @@
  * SystemTap's wildcards, and the closest known spelling for a hint.
  *
  * A family lives in its own file (probe_begin.c, probe_timer.c, probe_perf.c,
- * probe_ras.c, probe_process.c, probe_task.c) and fills one ProbeFamily; adding a family
- * touches that file and the table below. Two families may share a first component
- * (process: functions and statements, and the lives of processes), not a shape.
+ * probe_ras.c, probe_process.c, probe_task.c, probe_kprobe.c) and fills one ProbeFamily;
+ * adding a family touches that file and the table below. Two families may share a first
+ * component (process: functions and statements, and the lives of processes), not a shape.
  */
 #include "hwtap.h"
 
@@ -18,7 +18,7 @@ extern const ProbeFamily timer_family, perf_family, ras_family, trace_family;
 const ProbeFamily *const probe_families[] = {
 	&begin_family, &end_family, &error_family, &never_family,
 	&timer_family, &perf_family, &ras_family, &trace_family, &process_family,
-	&process_task_family, NULL,
+	&process_task_family, &kprobe_family, NULL,
 };
 
 /* ---- shapes ----------------------------------------------------------------------------- */
@@ -329,7 +329,8 @@ static const struct {
 	{"kernel.data", "kernel data (hardware watchpoints on kernel symbols)"},
 	{"module", "kernel modules' functions and source lines (kprobes placed with their "
 		   "debug information)"},
-	{"kprobe", "kernel addresses and functions by symbol (kprobes)"},
+	{"kprobe", "kernel addresses (kprobes; hwtap's kprobe points are function(\"NAME\") "
+		   "and module(\"M\").function(\"NAME\"), each with .return)"},
 	{"process", "a process by PID, its SDT markers, system calls or PLT entries (hwtap's "
 		    "process points are function, statement, begin, end, thread.begin and "
 		    "thread.end, of a PATH or of -c's program)"},

@@ -420,6 +420,10 @@ static void context_var(Gen *g, StrBuf *sb, Node *n)
 		ptab_process_target(g, sb, n);
 		return;
 	}
+	if (g->probe && ptab_is_kprobe(g->probe) && !strcmp(n->name, "$return")) {
+		sb_puts(sb, "((int64_t)regs_return_value(regs))");
+		return;
+	}
 	if (!g->probe || !ptab_is_ras(g->probe)) {
 		tr_unsupported(n, "context variables");
 		return;
@@ -559,8 +563,9 @@ void tr_expr(Gen *g, StrBuf *sb, Node *n)
 		tr_unsupported(n, "'&'");
 		return;
 	case N_AT_PERF:
-		/* a process probe reads the calling thread's own count, exactly, in place */
-		if (g->probe && ptab_is_process(g->probe)) {
+		/* a process or kprobe probe reads the calling thread's own count, exactly, in
+		 * place */
+		if (g->probe && (ptab_is_process(g->probe) || ptab_is_kprobe(g->probe))) {
 			sb_printf(sb, "_hwtap_perf_value_self(&hwtap_perfs[%d])",
 				  ptab_perf_counter_index(g->s, n->lhs->str));
 			return;
@@ -995,11 +1000,12 @@ static void session_hooks(Gen *g, Session *s)
 	int nperf = ptab_perf_table(g, s), nras = ptab_ras_table(g, s);
 	int nproc = ptab_process_table(g, s), ntargets;
 	int ntask = ptab_task_tables(g, s, &ntargets);
+	int nkp = ptab_kprobe_table(g, s);
 	bool usyms = uses_usyms(s);
 	globals_storage(g);
 	tr_line(g, "static int hwtap_start(void)");
 	tr_line(g, "{");
-	if (nperf || nras || nproc || ntask || usyms)
+	if (nperf || nras || nproc || ntask || nkp || usyms)
 		tr_line(g, "\tint rc;");
 	tr_line(g, "\thwtap_contexts = (struct hwtap_context * __percpu *)"
 		"_hwtap_contexts_alloc(sizeof(struct hwtap_context));");
@@ -1031,8 +1037,14 @@ static void session_hooks(Gen *g, Session *s)
 		tr_line(g, "\tif (rc)");
 		tr_line(g, "\t\tgoto fail_%s;", nras ? "ras" : "free");
 	}
+	if (nkp) {
+		tr_line(g, "\t/* after the counters: a handler's @perf finds them */");
+		tr_line(g, "\trc = _hwtap_kprobes_start(hwtap_kprobes, %d);", nkp);
+		tr_line(g, "\tif (rc)");
+		tr_line(g, "\t\tgoto fail_%s;", nperf ? "perf" : nras ? "ras" : "free");
+	}
 	if (nproc) {
-		const char *fail = nperf ? "perf" : nras ? "ras" : "free";
+		const char *fail = nkp ? "kprobes" : nperf ? "perf" : nras ? "ras" : "free";
 		if (ptab_uentries_count(s)) {
 			tr_line(g, "\trc = _hwtap_uentries_alloc();");
 			tr_line(g, "\tif (rc)");
@@ -1044,7 +1056,8 @@ static void session_hooks(Gen *g, Session *s)
 		tr_line(g, "\t\tgoto fail_%s;", ptab_uentries_count(s) ? "uentries" : fail);
 	}
 	if (ntask) {
-		const char *fail = nproc ? "uprobes" : nperf ? "perf" : nras ? "ras" : "free";
+		const char *fail = nproc ? "uprobes" : nkp ? "kprobes" : nperf ? "perf" :
+				   nras ? "ras" : "free";
 		tr_line(g, "\t/* after the begin probes, as SystemTap's */");
 		tr_line(g, "\trc = _hwtap_tasks_start(hwtap_task_targets, %d, hwtap_task_probes, "
 			"%d);", ntargets, ntask);
@@ -1063,7 +1076,11 @@ static void session_hooks(Gen *g, Session *s)
 		tr_line(g, "fail_uentries: __attribute__((unused));");
 		tr_line(g, "\t_hwtap_uentries_free();");
 	}
-	if ((nproc || ntask) && nperf) {
+	if ((nproc || ntask) && nkp) {
+		tr_line(g, "fail_kprobes: __attribute__((unused));");
+		tr_line(g, "\t_hwtap_kprobes_stop(hwtap_kprobes, %d);", nkp);
+	}
+	if ((nproc || ntask || nkp) && nperf) {
 		tr_line(g, "fail_perf: __attribute__((unused));");
 		tr_line(g, "\t_hwtap_perf_stop(hwtap_perfs, %d);", nperf);
 	}
@@ -1071,7 +1088,7 @@ static void session_hooks(Gen *g, Session *s)
 		tr_line(g, "fail_ras: __attribute__((unused));");
 		tr_line(g, "\t_hwtap_ras_stop(hwtap_ras, %d);", nras);
 	}
-	if (nperf || nras || nproc || ntask || usyms) {
+	if (nperf || nras || nproc || ntask || nkp || usyms) {
 		tr_line(g, "fail_free: __attribute__((unused));");
 		if (usyms)
 			tr_line(g, "\t_hwtap_usyms_stop();");
@@ -1091,6 +1108,8 @@ static void session_hooks(Gen *g, Session *s)
 		tr_line(g, "\t_hwtap_uprobes_stop(hwtap_uprobes, %d);", nproc);
 	if (ptab_uentries_count(s))
 		tr_line(g, "\t_hwtap_uentries_free();");
+	if (nkp)
+		tr_line(g, "\t_hwtap_kprobes_stop(hwtap_kprobes, %d);", nkp);
 	if (nras)
 		tr_line(g, "\t_hwtap_ras_stop(hwtap_ras, %d);", nras);
 	if (nperf)
@@ -1158,6 +1177,8 @@ static void prologue(Gen *g, Session *s, const char *name)
 		tr_line(g, "#include \"runtime/uprobes.c\"");
 	if (ptab_count(s, ptab_is_task))
 		tr_line(g, "#include \"runtime/tasks.c\"");
+	if (ptab_count(s, ptab_is_kprobe))
+		tr_line(g, "#include \"runtime/kprobes.c\"");
 	int nras = ptab_count(s, ptab_is_ras);
 	if (nras) {
 		tr_line(g, "#include \"runtime/ras.c\"");

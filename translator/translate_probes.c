@@ -125,6 +125,11 @@ bool ptab_is_task(Probe *p)
 	return p->family == &process_task_family;
 }
 
+bool ptab_is_kprobe(Probe *p)
+{
+	return p->family == &kprobe_family;
+}
+
 /* How many of S's probes IS says are of a family. */
 int ptab_count(Session *s, bool (*is)(Probe *p))
 {
@@ -143,7 +148,7 @@ bool ptab_translatable(Probe *p)
 	const char *why = ptab_is_perf(p) ? perf_point_event(pp, &ev) : NULL;
 	if (!strcmp(f, "begin") || !strcmp(f, "end") || !strcmp(f, "error") ||
 	    !strcmp(f, "never") || ptab_is_timer(p) || (ptab_is_perf(p) && !why) || ptab_is_ras(p) ||
-	    ptab_is_process(p) || ptab_is_task(p))
+	    ptab_is_process(p) || ptab_is_task(p) || ptab_is_kprobe(p))
 		return true;
 	/* at the point as the script wrote it, not in the tapset alias it went through */
 	Token *at = p->user_point->tok;
@@ -402,6 +407,40 @@ void ptab_run_in_order(Gen *g, Session *s, const char *family)
 	for (int i = 0; i < list.len; i++)
 		tr_line(g, "\tprobe_%d(NULL);", arr[i].index);
 }
+/* ---- kprobe probes (runtime/kprobes.c) ------------------------------------------------ */
+
+static int kprobe_index(Session *s, Probe *p)
+{
+	int n = 0;
+	for (int i = 0; i < s->probes.len && s->probes.data[i] != p; i++)
+		n += ptab_is_kprobe(s->probes.data[i]);
+	return n;
+}
+
+/* hwtap_kprobes[]: each kprobe probe's symbol, kind and handler; how many entries. */
+int ptab_kprobe_table(Gen *g, Session *s)
+{
+	int n = ptab_count(s, ptab_is_kprobe);
+	if (!n)
+		return 0;
+	tr_line(g, "static struct hwtap_kprobe hwtap_kprobes[%d] = {", n);
+	for (int i = 0; i < s->probes.len; i++) {
+		Probe *p = s->probes.data[i];
+		if (!ptab_is_kprobe(p))
+			continue;
+		bool ret;
+		const char *sym = kprobe_symbol(p, &ret);
+		tr_line(g, "	{");
+		choice_fields(g, s, p, kprobe_index);
+		tr_line(g, "		.symbol = %s, .ret = %s, .fire = probe_%d,",
+			tr_c_string(sym, strlen(sym)), ret ? "true" : "false", i);
+		tr_line(g, "	},");
+	}
+	tr_line(g, "};");
+	tr_line(g, "%s", "");
+	return n;
+}
+
 /* ---- process probes: uprobes (runtime/uprobes.c) -------------------------------------- */
 
 /* hwtap_uprobes[]: each process probe's file, offset and handler; how many entries. */

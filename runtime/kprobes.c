@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * kprobes.c - kprobe.function("NAME") probes: a kprobe on a kernel function's entry, or
+ * a kretprobe on its returns (.return), placed by symbol name when the session starts and
+ * removed when it stops. The kernel resolves NAME itself (kallsyms, "MODULE:NAME" for a
+ * module's), and refuses what it will not probe (its blacklist, code outside the text it
+ * allows): a point the kernel refuses fails the start naming it and the reason, or is
+ * skipped with a warning when the script marked it '?' (choice.h). Included by the
+ * generated module.c after session.h (and perf.c, when there are counters).
+ *
+ *   _hwtap_kprobes_start(table, n)  from hwtap_start(), after the counters: 0, or -errno
+ *                                after reporting which point failed; nothing is left
+ *                                registered then
+ *   _hwtap_kprobes_stop(table, n)   from hwtap_stop(), before the counters: once it
+ *                                returns no handler of the table runs or will run; the
+ *                                hits the kernel missed (a kprobe hit inside another
+ *                                kprobe's handler; a return with no kretprobe instance
+ *                                free) are added to the skipped probes and named in a
+ *                                warning
+ *
+ * Handlers run where the function runs: process context, interrupts, NMI for a function
+ * called there; the kernel runs them with preemption disabled and keeps them from
+ * recursing (a kprobe hit in a handler is missed, not run).
+ */
+#ifndef HWTAP_KPROBES_C
+#define HWTAP_KPROBES_C
+
+#include <linux/kprobes.h>
+
+#include "choice.h"
+
+#ifndef HWTAP_KRETPROBE_INSTANCES
+#define HWTAP_KRETPROBE_INSTANCES 0	/* 0: the kernel's default, by the CPUs */
+#endif
+
+struct hwtap_kprobe {
+	struct hwtap_choice c;		/* first: choice.h walks the table */
+	/* set by the generated code */
+	const char *symbol;		/* "vfs_read", "ext4:ext4_file_read_iter" */
+	bool ret;			/* a kretprobe: .return */
+	void (*fire)(struct pt_regs *regs);
+	/* the runtime's */
+	struct kprobe kp;
+	struct kretprobe krp;
+};
+
+static int _hwtap_kprobe_hit(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct hwtap_kprobe *k = container_of(kp, struct hwtap_kprobe, kp);
+
+	k->fire(regs);
+	return 0;
+}
+
+static int _hwtap_kretprobe_hit(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct hwtap_kprobe *k = container_of(get_kretprobe(ri), struct hwtap_kprobe, krp);
+
+	k->fire(regs);
+	return 0;
+}
+
+/* Why the kernel refused a kprobe on SYMBOL (register_kprobe()'s error). */
+static const char *_hwtap_kprobe_reason(int rc)
+{
+	switch (rc) {
+	case -ENOENT:
+		return "the kernel has no such function (or its module is not loaded)";
+	case -EINVAL:
+		return "the kernel does not let it be probed (its kprobe blacklist, or not "
+		       "at a function's start)";
+	case -EILSEQ:
+		return "not at an instruction boundary";
+	case -EBUSY:
+		return "another probe there cannot be shared";
+	case -ENOMEM:
+		return "out of memory";
+	default:
+		return "refused";
+	}
+}
+
+static void _hwtap_kprobe_unregister(struct hwtap_kprobe *k)
+{
+	if (!k->c.created)
+		return;
+	if (k->ret)
+		unregister_kretprobe(&k->krp);
+	else
+		unregister_kprobe(&k->kp);
+	k->c.created = false;
+}
+
+static void _hwtap_kprobes_stop(struct hwtap_kprobe *table, int n)
+{
+	long missed = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct hwtap_kprobe *k = &table[i];
+		long m;
+
+		if (!k->c.created)
+			continue;
+		_hwtap_kprobe_unregister(k);
+		m = k->ret ? k->krp.nmissed + k->krp.kp.nmissed : k->kp.nmissed;
+		if (m)
+			_hwtap_warn("%s (%s): %ld hits missed (%s)", k->c.point, k->c.where, m,
+				    k->ret ? "returns with no kretprobe instance free, "
+				    "-D HWTAP_KRETPROBE_INSTANCES=N, or hit in another probe's "
+				    "handler" : "hit in another probe's handler");
+		missed += m;
+	}
+	if (missed)
+		atomic64_add(missed, &_hwtap_skipped);
+}
+
+static int _hwtap_kprobes_start(struct hwtap_kprobe *table, int n)
+{
+	const size_t size = sizeof(*table);
+	int i, rc;
+
+	for (i = 0; i < n; i++) {
+		struct hwtap_kprobe *k = &table[i];
+
+		if (_hwtap_choice_replacement(table, size, i)) {
+			k->c.skipped = true;
+			continue;
+		}
+		if (k->ret) {
+			k->krp.kp.symbol_name = k->symbol;
+			k->krp.handler = _hwtap_kretprobe_hit;
+			k->krp.maxactive = HWTAP_KRETPROBE_INSTANCES;
+			rc = register_kretprobe(&k->krp);
+		} else {
+			k->kp.symbol_name = k->symbol;
+			k->kp.pre_handler = _hwtap_kprobe_hit;
+			rc = register_kprobe(&k->kp);
+		}
+		if (!rc) {
+			k->c.created = true;
+			continue;
+		}
+		rc = _hwtap_choice_failed(&k->c, rc, "cannot probe %s: %s (%d)", k->symbol,
+					  _hwtap_kprobe_reason(rc), rc);
+		if (!k->c.optional) {
+			_hwtap_kprobes_stop(table, n);
+			return rc;
+		}
+	}
+	_hwtap_choice_report(table, size, n);
+	return 0;
+}
+
+#endif /* HWTAP_KPROBES_C */

@@ -53,7 +53,10 @@
  *                                NUL-terminated names. STATUS: HWTAP_USYMS_OK, _NONE (the
  *                                file has nothing to name it by), _GONE (it could not be
  *                                opened as that file: asked again at its next mapping).
- *                                The module checks every bound and order (-EINVAL).
+ *                                The module checks every bound and order: an answer
+ *                                it refuses (-EINVAL) leaves that file unnamed; one
+ *                                without the magic, or for no request read, changes
+ *                                nothing (-EINVAL, -ENOENT).
  *
  * A session whose reader closes `out' goes on detached: its buffers keep the newest
  * records, overwriting the oldest (the flight recorder), until a reader opens `out'

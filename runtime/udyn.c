@@ -55,6 +55,7 @@
 #define HWTAP_UDYN_WAITERS 64		/* tasks waiting at once */
 #define HWTAP_UDYN_SEGS_MAX 64
 #define HWTAP_UDYN_SYMS_MAX (1 << 22)
+#define HWTAP_UDYN_NAMES_MAX (1 << 30)	/* a name's offset fits in u32 */
 
 enum { HWTAP_UDYN_ASKED = 1, HWTAP_UDYN_SENT, HWTAP_UDYN_READY, HWTAP_UDYN_NONE };
 
@@ -347,8 +348,7 @@ static int _hwtap_udyn_fill(struct hwtap_udyn *d, const u64 *hdr, const char __u
 	char *names, *name, *p;
 	u64 pair[2];
 
-	if (nsegs > HWTAP_UDYN_SEGS_MAX || nsyms > HWTAP_UDYN_SYMS_MAX || !names_len ||
-	    names_len > HWTAP_UDYN_BYTES || names_len > U32_MAX)
+	if (!names_len)
 		return -EINVAL;
 	segs_bytes = nsegs * sizeof(*segs);
 	syms_bytes = nsyms * sizeof(*syms);
@@ -421,13 +421,7 @@ static ssize_t _hwtap_udyn_write(struct file *file, const char __user *buf, size
 		return -EINVAL;
 	if (copy_from_user(hdr, buf, sizeof(hdr)))
 		return -EFAULT;
-	if (hdr[0] != HWTAP_USYMS_MAGIC || hdr[2] > HWTAP_USYMS_GONE)
-		return -EINVAL;
-	/* the size the answer says it has (each count bounded first: no overflow) */
-	if (hdr[2] == HWTAP_USYMS_OK &&
-	    (hdr[3] > HWTAP_UDYN_SEGS_MAX || hdr[4] > HWTAP_UDYN_SYMS_MAX ||
-	     hdr[5] > HWTAP_UDYN_BYTES ||
-	     count != sizeof(hdr) + hdr[3] * 24 + hdr[4] * 16 + hdr[5]))
+	if (hdr[0] != HWTAP_USYMS_MAGIC)
 		return -EINVAL;
 	mutex_lock(&_hwtap_udyn_mutex);
 	if (!_hwtap_udyn || hdr[1] >= (u64)smp_load_acquire(&_hwtap_udyn_n)) {
@@ -437,6 +431,17 @@ static ssize_t _hwtap_udyn_write(struct file *file, const char __user *buf, size
 	d = &_hwtap_udyn[hdr[1]];
 	if (d->state != HWTAP_UDYN_SENT) {
 		rc = -ENOENT;		/* not asked of this reader, or answered */
+		goto out;
+	}
+	/* a status it does not know, or a size other than the one the answer says it has
+	 * (each count bounded first: no overflow): the file goes unnamed, nobody waits */
+	if (hdr[2] > HWTAP_USYMS_GONE ||
+	    (hdr[2] == HWTAP_USYMS_OK &&
+	     (hdr[3] > HWTAP_UDYN_SEGS_MAX || hdr[4] > HWTAP_UDYN_SYMS_MAX ||
+	      hdr[5] > HWTAP_UDYN_NAMES_MAX ||
+	      count != sizeof(hdr) + hdr[3] * 24 + hdr[4] * 16 + hdr[5]))) {
+		_hwtap_udyn_settle(d, HWTAP_UDYN_NONE, false);
+		rc = -EINVAL;
 		goto out;
 	}
 	if (hdr[2] == HWTAP_USYMS_OK) {

@@ -4,9 +4,9 @@
 # side, with the kernel's own empty kprobe as the floor, in one guest boot under QEMU's
 # icount.
 #
-# Method (bench/uprobes.sh's): bench/kcalls.c makes the getppid() system call CALLS times
-# and prints its CPU time per call; in a guest whose clocks count executed instructions
-# (icount, one vCPU), that is an instruction count that repeats. A round runs it bare,
+# Method (bench/uprobes.sh's): bench/ucalls.c built -DKCALLS makes the getppid() system
+# call CALLS times and prints its CPU time per call; in a guest whose clocks count
+# executed instructions (icount, one vCPU), that is an instruction count that repeats. A round runs it bare,
 # then under each tool's module for each case; a case's cost is its increase over the
 # round's bare run, in guest instructions per call, the median of ROUNDS rounds.
 #   floor          hwtap's module built with -D HWTAP_KPROBES_FLOOR: its kprobe's
@@ -25,19 +25,13 @@ rounds=${ROUNDS:-3}
 shift_=${SHIFT:-4}
 calls=${CALLS:-20000}
 
-gcc -O2 -Wall -static -o "$tmp/kcalls" bench/kcalls.c
+gcc -O2 -Wall -static -DKCALLS -o "$tmp/kcalls" bench/ucalls.c
 work="/root/kcalls $calls /tmp/w"
 files=(--vm-file loader/hwtap-run:/root/hwtap-run --vm-file "$tmp/kcalls:/root/kcalls")
 sym=__x64_sys_getppid
 fn="kprobe.function(\"$sym\")"
-# The cases: case NAME BPFTRACE-PROGRAM (or -) with the hwtap and stap script on stdin.
+# The cases (stap-guest.sh's case_): NAME, BPFTRACE-PROGRAM (or -), the script on stdin.
 ncases=0
-case_() {
-	ncases=$((ncases + 1))
-	echo "$1" > "$tmp/case$ncases.name"
-	echo "$2" > "$tmp/case$ncases.bpf"
-	cat > "$tmp/case$ncases.stp"
-}
 case_ floor - <<< "probe $fn { }"
 case_ empty "kprobe:$sym { }" <<< "probe $fn { }"
 case_ entry+return "kprobe:$sym { } kretprobe:$sym { }" \
@@ -61,31 +55,13 @@ for k in $(seq "$ncases"); do
 	defs=(-D MAXACTION=100000 -D STP_NO_OVERLOAD)
 	[ "${names[$k]}" != floor ] || defs+=(-D HWTAP_KPROBES_FLOOR)
 	cp "$("$hwtap" -p4 -m "h_$k" "${defs[@]}" "$tmp/case$k.stp")" "$tmp/h_$k.ko"
-	files+=(--vm-file "$tmp/h_$k.ko:/root/h_$k.ko")
-	guest_runs+="rm -f /tmp/w; /root/hwtap-run -c '$work' /root/h_$k.ko >/dev/null
-	echo \"hwtap $k \$(cat /tmp/w 2>&1)\"
-"
+	hwtap_case "$k"
 	# (stap 4.8 reads no perf counter in a kprobe: its perf.stp pattern needs
 	# process.function)
 	if $have_stap && [ "${names[$k]}" != floor ] && [ "${names[$k]}" != '2 counters' ]; then
-		if stap_build "$tmp" "s_$k" "$tmp/case$k.stp" -u "${defs[@]}" \
-			> "$tmp/stap_$k.why"; then
-			files+=("${stap_files[@]}")
-			guest_runs+="rm -f /tmp/w; /usr/bin/staprun -c '$work' /root/s_$k.ko >/dev/null
-	echo \"stap $k \$(cat /tmp/w 2>&1)\"
-"
-		else
-			echo "(stap did not build '${names[$k]}':)"; cat "$tmp/stap_$k.why"
-		fi
+		stap_case "$k" "$tmp/case$k.stp" "$work" "${defs[@]}"
 	fi
-	bpf=$(cat "$tmp/case$k.bpf")
-	if $have_bpf && [ "$bpf" != "-" ]; then
-		printf '%s\n' "$bpf" > "$tmp/bpf_$k"
-		files+=(--vm-file "$tmp/bpf_$k:/root/bpf_$k")
-		guest_runs+="rm -f /tmp/w; bpftrace -q -c '$work' /root/bpf_$k >/dev/null
-	echo \"bpftrace $k \$(cat /tmp/w 2>&1)\"
-"
-	fi
+	$have_bpf && bpf_case "$k"
 done
 guest_mem_with_bpftrace $have_bpf
 $have_stap || echo "(no stap, or no symbol table for it: only hwtap and bpftrace run)"
@@ -96,34 +72,4 @@ grep -q '^bare ' "$tmp/out" || { echo "no results; the guest said:"; cat "$tmp/o
 # case K's cost for WHO, in instructions per call (stap-guest.sh)
 cost() { median_cost "$@"; }
 
-printf 'icount guest, 1 CPU; guest instructions per call of the probed function, medians of %s rounds\n' \
-	"$rounds"
-printf '%-20s %10s %10s %10s %11s %15s\n' case hwtap stap bpftrace hwtap/stap hwtap/bpftrace
-worst_s=""; worst_b=""
-declare -A empty
-for k in $(seq "$ncases"); do
-	h=$(cost hwtap "$k"); s=$(cost stap "$k"); b=$(cost bpftrace "$k")
-	[ "${names[$k]}" != empty ] || empty=([hwtap]=$h [stap]=$s [bpftrace]=$b)
-	[ "${names[$k]}" != floor ] || floor=$h
-	line=$(awk -v name="${names[$k]}" -v h="$h" -v s="$s" -v b="$b" '
-		function show(x) { return x == "" ? "-" : sprintf("%.0f", x) }
-		function ratio(a, c) {
-			if (a == "" || c == "") return "-"
-			return c <= 0 ? "inf" : sprintf("%.2f", a / c)
-		}
-		BEGIN { printf "%-20s %10s %10s %10s %11s %15s\n", name, show(h), show(s),
-			show(b), ratio(h, s), ratio(h, b) }')
-	echo "$line"
-	[ "${names[$k]}" = floor ] && continue
-	r=$(awk '{ print $(NF - 1) }' <<< "$line"); [ "$r" = - ] || worst_s+="$r "
-	r=$(awk '{ print $NF }' <<< "$line"); [ "$r" = - ] || worst_b+="$r "
-done
-echo
-for who in hwtap stap bpftrace; do
-	[ -n "${empty[$who]:-}" ] && [ -n "${floor:-}" ] &&
-		awk -v w="$who" -v e="${empty[$who]}" -v f="$floor" \
-			'BEGIN { printf "%s empty handler above the floor: %.0f instructions per call\n", w, e - f }'
-done
-max() { tr ' ' '\n' <<< "$1" | grep -v '^$' | sort -g | tail -1; }
-echo "worst ratio hwtap/stap (kprobes): $(max "$worst_s")"
-echo "worst ratio hwtap/bpftrace (kprobes): $(max "$worst_b")"
+cases_report kprobes

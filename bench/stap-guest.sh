@@ -118,3 +118,85 @@ median_cost() {
 		$1 == who && $2 == k && $4 ~ /^[0-9.]+$/ && bare != "" { print ($4 - bare) / ns }' \
 		"$tmp/out" | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
 }
+
+# For the benches of cases (bench/uprobes.sh, bench/kprobes.sh), which run $work in the
+# guest under each tool's module for each case, appending to $files and $guest_runs:
+# case_ NAME BPFTRACE-PROGRAM (or -), the hwtap and stap script on stdin: case $ncases+1.
+case_() {
+	ncases=$((ncases + 1))
+	echo "$1" > "$tmp/case$ncases.name"
+	echo "$2" > "$tmp/case$ncases.bpf"
+	cat > "$tmp/case$ncases.stp"
+}
+
+# hwtap_case K: the run of hwtap's module $tmp/h_K.ko.
+hwtap_case() {
+	files+=(--vm-file "$tmp/h_$1.ko:/root/h_$1.ko")
+	guest_runs+="rm -f /tmp/w; /root/hwtap-run -c '$work' /root/h_$1.ko >/dev/null
+	echo \"hwtap $1 \$(cat /tmp/w 2>&1)\"
+"
+}
+
+# stap_case K SCRIPT COMMAND DEFS...: stap's module of case K, built from SCRIPT with
+# DEFS, and its run with -c COMMAND; or why it did not build.
+stap_case() {
+	local k=$1 script=$2 cmd=$3
+	shift 3
+	if stap_build "$tmp" "s_$k" "$script" -u "$@" > "$tmp/stap_$k.why"; then
+		files+=("${stap_files[@]}")
+		guest_runs+="rm -f /tmp/w; /usr/bin/staprun -c '$cmd' /root/s_$k.ko >/dev/null
+	echo \"stap $k \$(cat /tmp/w 2>&1)\"
+"
+	else
+		echo "(stap did not build '${names[$k]}':)"; cat "$tmp/stap_$k.why"
+	fi
+}
+
+# bpf_case K: the run of case K's bpftrace program, if it has one.
+bpf_case() {
+	local bpf
+	bpf=$(cat "$tmp/case$1.bpf")
+	[ "$bpf" != "-" ] || return 0
+	printf '%s\n' "$bpf" > "$tmp/bpf_$1"
+	files+=(--vm-file "$tmp/bpf_$1:/root/bpf_$1")
+	guest_runs+="rm -f /tmp/w; bpftrace -q -c '$work' /root/bpf_$1 >/dev/null
+	echo \"bpftrace $1 \$(cat /tmp/w 2>&1)\"
+"
+}
+
+# The table of a bench of cases (bench/uprobes.sh, bench/kprobes.sh): for each of the
+# NCASES cases named names[K], each tool's cost per call (cost WHO K), the ratios, then
+# each tool's empty handler above the "floor" case's cost and the worst ratios over the
+# cases but the floor, labelled LABEL ("worst ratio hwtap/stap (LABEL): R").
+cases_report() {
+	local label=$1 k h s b line r who worst_s="" worst_b="" floor=""
+	local -A empty=()
+	printf 'icount guest, 1 CPU; guest instructions per call of the probed function, medians of %s rounds\n' \
+		"$rounds"
+	printf '%-20s %10s %10s %10s %11s %15s\n' case hwtap stap bpftrace hwtap/stap hwtap/bpftrace
+	for k in $(seq "$ncases"); do
+		h=$(cost hwtap "$k"); s=$(cost stap "$k"); b=$(cost bpftrace "$k")
+		[ "${names[$k]}" != empty ] || empty=([hwtap]=$h [stap]=$s [bpftrace]=$b)
+		[ "${names[$k]}" != floor ] || floor=$h
+		line=$(awk -v name="${names[$k]}" -v h="$h" -v s="$s" -v b="$b" '
+			function show(x) { return x == "" ? "-" : sprintf("%.0f", x) }
+			function ratio(a, c) {
+				if (a == "" || c == "") return "-"
+				return c <= 0 ? "inf" : sprintf("%.2f", a / c)
+			}
+			BEGIN { printf "%-20s %10s %10s %10s %11s %15s\n", name, show(h), show(s),
+				show(b), ratio(h, s), ratio(h, b) }')
+		echo "$line"
+		[ "${names[$k]}" = floor ] && continue
+		r=$(awk '{ print $(NF - 1) }' <<< "$line"); [ "$r" = - ] || worst_s+="$r "
+		r=$(awk '{ print $NF }' <<< "$line"); [ "$r" = - ] || worst_b+="$r "
+	done
+	echo
+	for who in hwtap stap bpftrace; do
+		[ -n "${empty[$who]:-}" ] && [ -n "$floor" ] &&
+			awk -v w="$who" -v e="${empty[$who]}" -v f="$floor" \
+				'BEGIN { printf "%s empty handler above the floor: %.0f instructions per call\n", w, e - f }'
+	done
+	echo "worst ratio hwtap/stap ($label): $(tr ' ' '\n' <<< "$worst_s" | grep -v '^$' | sort -g | tail -1)"
+	echo "worst ratio hwtap/bpftrace ($label): $(tr ' ' '\n' <<< "$worst_b" | grep -v '^$' | sort -g | tail -1)"
+}

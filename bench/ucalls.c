@@ -1,11 +1,21 @@
 /* bench/ucalls.c - a workload that is mostly calls of one small function, for the cost of
  * a uprobe on it: calls target() CALLS times and prints "CALLS CPU_NS": the number of
  * calls and the thread's CPU time per call, in nanoseconds. Built statically with -g by
- * bench/uprobes.sh (with frame pointers: its backtrace case) to run in the guest.
+ * bench/uprobes.sh (with frame pointers: its backtrace case) to run in the guest; built
+ * with -DKCALLS by bench/kprobes.sh, it makes the getppid() system call instead (the
+ * kernel's __x64_sys_getppid), for the cost of a kprobe.
  *   ucalls [CALLS [OUT]]    (default 100000 calls; the line goes to OUT when given) */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
+
+#ifdef KCALLS
+#define CALL(i) syscall(SYS_getppid)    /* not glibc's cached getppid(): a real call */
+#else
+#define CALL(i) target(i)
+#endif
 
 __attribute__((noinline)) long target(long i)
 {
@@ -23,7 +33,7 @@ int main(int argc, char **argv)
 	struct timespec a, b;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
 	for (long i = 0; i < calls; i++)
-		sum += target(i);
+		sum += CALL(i);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
 	double ns = (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
 	printf("%ld %.1f\n", calls, ns / calls);

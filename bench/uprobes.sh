@@ -39,14 +39,8 @@ gcc -O2 -g -fno-omit-frame-pointer -Wall -static -o "$tmp/ucalls" bench/ucalls.c
 work="/root/ucalls $calls /tmp/w"
 files=(--vm-file loader/hwtap-run:/root/hwtap-run --vm-file "$tmp/ucalls:/root/ucalls")
 fn='process("/root/ucalls").function("target")'
-# The cases: case NAME BPFTRACE-PROGRAM (or -) with the hwtap and stap script on stdin.
+# The cases (stap-guest.sh's case_): NAME, BPFTRACE-PROGRAM (or -), the script on stdin.
 ncases=0
-case_() {
-	ncases=$((ncases + 1))
-	echo "$1" > "$tmp/case$ncases.name"
-	echo "$2" > "$tmp/case$ncases.bpf"
-	cat > "$tmp/case$ncases.stp"
-}
 case_ floor - <<< "probe $fn { }"
 case_ empty 'uprobe:/root/ucalls:target { }' <<< "probe $fn { }"
 case_ entry+return 'uprobe:/root/ucalls:target { } uretprobe:/root/ucalls:target { }' \
@@ -79,32 +73,14 @@ for k in $(seq "$ncases"); do
 	[ "${names[$k]}" != floor ] || defs+=(-D HWTAP_UPROBES_FLOOR)
 	cp "$("$hwtap" -p4 -m "h_$k" "${defs[@]}" --vm-file "$tmp/ucalls:/root/ucalls" \
 	      "$tmp/case$k.stp")" "$tmp/h_$k.ko"
-	files+=(--vm-file "$tmp/h_$k.ko:/root/h_$k.ko")
-	guest_runs+="rm -f /tmp/w; /root/hwtap-run -c '$work' /root/h_$k.ko >/dev/null
-	echo \"hwtap $k \$(cat /tmp/w 2>&1)\"
-"
+	hwtap_case "$k"
 	# stap reads the program where its script names it, here and in the guest alike:
 	# its scripts name the copy in $tmp, which the guest has at that path too
 	if $have_stap && [ "${names[$k]}" != floor ]; then
 		sed "s#/root/ucalls#$tmp/ucalls#g" "$tmp/case$k.stp" > "$tmp/scase$k.stp"
-		if stap_build "$tmp" "s_$k" "$tmp/scase$k.stp" -u "${defs[@]}" \
-			> "$tmp/stap_$k.why"; then
-			files+=("${stap_files[@]}")
-			guest_runs+="rm -f /tmp/w; /usr/bin/staprun -c '$tmp/ucalls $calls /tmp/w' /root/s_$k.ko >/dev/null
-	echo \"stap $k \$(cat /tmp/w 2>&1)\"
-"
-		else
-			echo "(stap did not build '${names[$k]}':)"; cat "$tmp/stap_$k.why"
-		fi
+		stap_case "$k" "$tmp/scase$k.stp" "$tmp/ucalls $calls /tmp/w" "${defs[@]}"
 	fi
-	bpf=$(cat "$tmp/case$k.bpf")
-	if $have_bpf && [ "$bpf" != "-" ]; then
-		printf '%s\n' "$bpf" > "$tmp/bpf_$k"
-		files+=(--vm-file "$tmp/bpf_$k:/root/bpf_$k")
-		guest_runs+="rm -f /tmp/w; bpftrace -q -c '$work' /root/bpf_$k >/dev/null
-	echo \"bpftrace $k \$(cat /tmp/w 2>&1)\"
-"
-	fi
+	$have_bpf && bpf_case "$k"
 done
 # stap's copy of the program, where its scripts name it
 $have_stap && files+=(--vm-file "$tmp/ucalls:$tmp/ucalls")
@@ -117,34 +93,4 @@ grep -q '^bare ' "$tmp/out" || { echo "no results; the guest said:"; cat "$tmp/o
 # case K's cost for WHO, in instructions per call (stap-guest.sh)
 cost() { median_cost "$@"; }
 
-printf 'icount guest, 1 CPU; guest instructions per call of the probed function, medians of %s rounds\n' \
-	"$rounds"
-printf '%-20s %10s %10s %10s %11s %15s\n' case hwtap stap bpftrace hwtap/stap hwtap/bpftrace
-worst_s=""; worst_b=""
-declare -A empty
-for k in $(seq "$ncases"); do
-	h=$(cost hwtap "$k"); s=$(cost stap "$k"); b=$(cost bpftrace "$k")
-	[ "${names[$k]}" != empty ] || empty=([hwtap]=$h [stap]=$s [bpftrace]=$b)
-	[ "${names[$k]}" != floor ] || floor=$h
-	line=$(awk -v name="${names[$k]}" -v h="$h" -v s="$s" -v b="$b" '
-		function show(x) { return x == "" ? "-" : sprintf("%.0f", x) }
-		function ratio(a, c) {
-			if (a == "" || c == "") return "-"
-			return c <= 0 ? "inf" : sprintf("%.2f", a / c)
-		}
-		BEGIN { printf "%-20s %10s %10s %10s %11s %15s\n", name, show(h), show(s),
-			show(b), ratio(h, s), ratio(h, b) }')
-	echo "$line"
-	[ "${names[$k]}" = floor ] && continue
-	r=$(awk '{ print $(NF - 1) }' <<< "$line"); [ "$r" = - ] || worst_s+="$r "
-	r=$(awk '{ print $NF }' <<< "$line"); [ "$r" = - ] || worst_b+="$r "
-done
-echo
-for who in hwtap stap bpftrace; do
-	[ -n "${empty[$who]:-}" ] && [ -n "${floor:-}" ] &&
-		awk -v w="$who" -v e="${empty[$who]}" -v f="$floor" \
-			'BEGIN { printf "%s empty handler above the floor: %.0f instructions per call\n", w, e - f }'
-done
-max() { tr ' ' '\n' <<< "$1" | grep -v '^$' | sort -g | tail -1; }
-echo "worst ratio hwtap/stap (uprobes): $(max "$worst_s")"
-echo "worst ratio hwtap/bpftrace (uprobes): $(max "$worst_b")"
+cases_report uprobes

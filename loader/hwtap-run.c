@@ -1458,8 +1458,8 @@ static int list(Run *r)
 
 int main(int argc, char **argv)
 {
-	Run r = { .out_fd = -1, .ctl_fd = -1, .usyms_fd = -1, .t0 = now(), .max_commands = DEFAULT_COMMANDS,
-		  .file_perm = -1 };
+	Run r = { .out_fd = -1, .ctl_fd = -1, .usyms_fd = -1, .t0 = now(),
+		  .max_commands = DEFAULT_COMMANDS, .file_perm = -1 };
 	parse_args(argc, argv, &r);
 	/* (pstore's files are root's, but a copy of them need not be) */
 	if (r.mode == MODE_PSTORE) {

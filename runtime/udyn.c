@@ -231,8 +231,9 @@ static void _hwtap_udyn_wait_later(int mod)
 	raw_spin_lock_irqsave(&_hwtap_umaps_lock, flags);	/* exiting */
 	w->busy = false;
 	raw_spin_unlock_irqrestore(&_hwtap_umaps_lock, flags);
-	if (atomic_dec_and_test(&_hwtap_udyn_pending))
-		wake_up(&_hwtap_udyn_idle);
+	/* no wake_up() here (a wait queue's lock sleeps on PREEMPT_RT, and this runs with
+	 * preemption off): the stop waits for the count only once the kprobe is gone */
+	atomic_dec(&_hwtap_udyn_pending);
 }
 
 /* ---- the reader's file --------------------------------------------------------------------- */

@@ -846,12 +846,12 @@ static void _hwtap_perf_exec(void *data, struct task_struct *task, pid_t old_pid
 		init_task_work(&a->work, _hwtap_perf_exec_attach);
 		if (!task_work_add(task, &a->work, TWA_RESUME))
 			continue;
-		/* the task is exiting: nothing to count */
+		/* the task is exiting: nothing to count (no wake_up(): its wait queue's lock
+		 * sleeps on PREEMPT_RT, and the stop waits only once this callback is gone) */
 		raw_spin_lock_irqsave(&_hwtap_exec_lock, flags);
 		a->busy = false;
 		raw_spin_unlock_irqrestore(&_hwtap_exec_lock, flags);
-		if (atomic_dec_and_test(&_hwtap_exec_pending))
-			wake_up(&_hwtap_exec_idle);
+		atomic_dec(&_hwtap_exec_pending);
 	}
 }
 

@@ -38,6 +38,7 @@ packages=(
 	clang libclang-rt-14-dev        # libFuzzer runtime for make fuzz
 	libelf-dev libpfm4-dev
 	libdw-dev                       # process("PATH") probes: functions and variables from DWARF
+	libbpf-dev                      # kernel.function probes: functions and parameters from BTF
 	zlib1g-dev                      # static libelf.a needs libz.a (loader/hwtap-run is static)
 	systemtap                       # its tapset is the parse corpus
 	systemtap-doc                   # its example scripts are too

@@ -108,6 +108,10 @@ void guest_result_free(GuestResult *r);
  * guest_arch_root(). *WHY (may be NULL) gets a static phrase saying which rule chose it.
  * NULL, and a message on ERR unless ERR is NULL, when none is usable. */
 char *guest_default_release(const GuestArch *arch, FILE *err, const char **why);
+/* RELEASE's uncompressed vmlinux for ARCH (x86: extracted into the cache once, as for
+ * booting), malloc'ed; NULL with *WHY when there is none here (translator/btf.c). */
+char *guest_kernel_vmlinux(const GuestArch *a, const char *release, FILE *err,
+			   const char **why);
 
 /* Print every release of ARCH (under guest_arch_root()/lib/modules), whether the guest can
  * boot it (and what it lacks), and which one is the default and why, to OUT. Returns 0,

@@ -644,6 +644,45 @@ int guest_find_kernel(Guest *g)
 	return 0;
 }
 
+/* For readers of the kernel's own data (its BTF: translator/btf.c): RELEASE's uncompressed
+ * vmlinux for ARCH, extracted into the cache once as for booting it; malloc'ed, or NULL
+ * with *WHY (static text) when there is none: an architecture that boots its image as it
+ * is, no cache folder, a vmlinuz that would not extract. Messages go to ERR. */
+char *guest_kernel_vmlinux(const GuestArch *a, const char *release, FILE *err,
+			   const char **why)
+{
+	if (!a->pvh) {
+		*why = "its kernel image is not an ELF vmlinux here";
+		return NULL;
+	}
+	GuestOptions o = {0};
+	char dir[] = "/tmp/hwtap-vmlinux.XXXXXX";
+	Guest g = {.o = &o, .err = err, .arch = a, .root = guest_arch_root(a),
+		   .release = guest_xstrdup(release)};
+	/* (where the extraction goes when there is no cache folder: then removed with it) */
+	g.workdir = mkdtemp(dir);
+	char *vmlinux = NULL;
+	if (guest_find_kernel(&g) == 0 && g.pvh && strncmp(g.kernel, dir, strlen(dir)))
+		vmlinux = g.kernel;
+	else
+		*why = g.pvh ? "no cache folder to keep the kernel's extracted vmlinux in" :
+		       "its vmlinuz did not extract to an ELF vmlinux";
+	if (!vmlinux)
+		free(g.kernel);
+	DIR *d = g.workdir ? opendir(g.workdir) : NULL;
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	if (d)
+		closedir(d);
+	if (g.workdir)
+		rmdir(g.workdir);
+	free(g.root);
+	free(g.release);
+	return vmlinux;
+}
+
 /* ---- modules -------------------------------------------------------------------------- */
 
 typedef struct ModDep {

@@ -94,18 +94,46 @@ static void _hwtap_kprobe_unregister(struct hwtap_kprobe *k)
 	k->c.created = false;
 }
 
+/* All of the table's at once: one wait for the handlers running, not one per probe (a
+ * glob's hundreds); one by one if there is no memory for the lists. */
+static void _hwtap_kprobes_unregister_all(struct hwtap_kprobe *table, int n)
+{
+	struct kprobe **kps = kmalloc_array(n, sizeof(*kps), GFP_KERNEL);
+	struct kretprobe **krps = kmalloc_array(n, sizeof(*krps), GFP_KERNEL);
+	int i, nk = 0, nr = 0;
+
+	for (i = 0; i < n && kps && krps; i++) {
+		if (!table[i].c.created)
+			continue;
+		if (table[i].ret)
+			krps[nr++] = &table[i].krp;
+		else
+			kps[nk++] = &table[i].kp;
+		table[i].c.created = false;
+	}
+	if (kps && krps) {
+		if (nk)
+			unregister_kprobes(kps, nk);
+		if (nr)
+			unregister_kretprobes(krps, nr);
+	}
+	kfree(kps);
+	kfree(krps);
+	for (i = 0; i < n; i++)
+		_hwtap_kprobe_unregister(&table[i]);
+}
+
 static void _hwtap_kprobes_stop(struct hwtap_kprobe *table, int n)
 {
 	long missed = 0;
 	int i;
 
+	_hwtap_kprobes_unregister_all(table, n);
 	for (i = 0; i < n; i++) {
 		struct hwtap_kprobe *k = &table[i];
 		long m;
 
-		if (!k->c.created)
-			continue;
-		_hwtap_kprobe_unregister(k);
+		/* (0 for an entry never placed) */
 		m = k->ret ? k->krp.nmissed + k->krp.kp.nmissed : k->kp.nmissed;
 		if (m)
 			_hwtap_warn("%s (%s): %ld hits missed (%s)", k->c.point, k->c.where, m,

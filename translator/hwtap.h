@@ -513,9 +513,20 @@ USite *process_site(Probe *p);
  * argument */
 ProbePoint *process_point_with(ProbePoint *pp, const char *path, const char *spec);
 extern const ProbeFamily process_family, process_task_family;
+/* ---- btf.c: the target kernel's BTF (libbpf) ------------------------------------------ */
+
+typedef struct KBtf KBtf;
+KBtf *kbtf(Session *s, const char **why);        /* NULL and *WHY: none for its kernel */
+void kbtf_functions(KBtf *k, const char *glob, Vec *out);   /* names GLOB matches, sorted */
+/* FUNC's parameter NAME: its index, and *SIZE (0: not a scalar) and *IS_SIGNED; or -1 */
+int kbtf_param(KBtf *k, const char *func, const char *name, int *size, bool *is_signed);
+int kbtf_return(KBtf *k, const char *func, bool *is_signed);  /* its size; 0: none, void */
+char *kbtf_params(KBtf *k, const char *func);   /* "$count:long $pos:long": the scalars */
+
 /* probe_kprobe.c: kprobe.function("NAME")[.return], kprobe.module("M").function(...) */
-extern const ProbeFamily kprobe_family;
+extern const ProbeFamily kprobe_family, kernel_family;
 const char *kprobe_symbol(Probe *p, bool *ret);  /* "NAME" or "M:NAME"; *RET: .return */
+char *kernel_target(Session *s, Probe *p, Node *n, bool report);  /* $NAME's C, or NULL */
 /* probe_task.c: "HWTAP_TASK_BEGIN" ... for runtime/tasks.c, and the PATH followed (NULL:
  * every process, or the target's) */
 const char *task_probe_kind(Probe *p, const char **path);
@@ -699,6 +710,9 @@ struct Session {
 	VEC(char *) vm_files;
 	VEC(char *) symbol_files;         /* -d PATH: user programs whose symbols to carry */
 	bool ldd;                         /* --ldd: and the libraries they need */
+	struct KBtf *kbtf;                /* btf.c: the target kernel's BTF, once read */
+	const char *kbtf_why;             /* why there is none */
+	bool kbtf_loaded;
 
 	Script *user;                     /* the script given on the command line */
 	VEC(Script *) tapsets;

@@ -1,5 +1,5 @@
-/* probe_kprobe.c - kernel functions by name through the kernel's kprobes
- * (runtime/kprobes.c), SystemTap's points that need no debug information:
+/* probe_kprobe.c - kernel functions through the kernel's kprobes (runtime/kprobes.c):
+ * SystemTap's points that need no debug information,
  *
  *   kprobe.function("NAME")                        NAME's entry
  *   kprobe.function("NAME").return                 each return ($return: its value)
@@ -10,7 +10,11 @@
  * wildcards, as SystemTap takes it. Whether the kernel has it and lets it be probed is
  * decided when the session starts, on the machine it runs on (the kernel the module was
  * built for may be another's than this one's): a point the kernel refuses fails the start
- * with the reason, or is skipped with '?'.
+ * with the reason, or is skipped with '?'. And kernel.function, by a glob over the
+ * functions of the target kernel's BTF (btf.c), with their parameters:
+ *
+ *   kernel.function("GLOB")[.call]                each function's entry ($NAME)
+ *   kernel.function("GLOB").return                each return ($return)
  */
 #include "hwtap.h"
 
@@ -74,10 +78,153 @@ const ProbeFamily kprobe_family = {
 const char *kprobe_symbol(Probe *p, bool *ret)
 {
 	ProbePoint *pp = p->points.data[0];
-	bool module = !strcmp(((Component *)pp->comps.data[1])->name, "module");
+	bool module = p->family == &kprobe_family &&
+		      !strcmp(((Component *)pp->comps.data[1])->name, "module");
 	Component *fn = pp->comps.data[module ? 2 : 1];
 	*ret = !strcmp(((Component *)pp->comps.data[pp->comps.len - 1])->name, "return");
 	if (!module)
 		return fn->arg->str;
 	return xformat("%s:%s", ((Component *)pp->comps.data[1])->arg->str, fn->arg->str);
+}
+
+/* ---- kernel.function("GLOB"): functions from the target kernel's BTF (btf.c) ---------- */
+
+/* A kprobe each, placed (and its code patched) one after the other at the start: a glob
+ * over the whole kernel would take minutes and slow every function it hits. */
+#define KERNEL_GLOB_MAX 1000
+
+static const PointShape kernel_shapes[] = {
+	{"kernel.function(string)", .values_listed = true},
+	{"kernel.function(string).call", .values_listed = true},
+	{"kernel.function(string).return", .values_listed = true},
+	{NULL},
+};
+
+/* One point per function of the target kernel GLOB matches (its BTF's functions). */
+static int kernel_expand(const ProbeFamily *f, ProbePoint *pp, Session *s, bool quiet,
+			 Vec *out)
+{
+	(void)f;
+	Component *fc = pp->comps.data[1];
+	const char *glob = fc->arg->str, *why = NULL;
+	if (strchr(glob, '@') || strchr(glob, ':')) {
+		if (!quiet)
+			error_at(fc->arg->tok, "kernel.function(\"%s\"): a source file or line needs "
+				 "the kernel's DWARF (Debian's linux-image-*-dbg package of it), which "
+				 "hwtap does not read: name the function alone", glob);
+		return 0;
+	}
+	KBtf *k = kbtf(s, &why);
+	if (!k) {
+		if (!quiet)
+			error_at(fc->arg->tok, "kernel.function(\"%s\"): no BTF for kernel %s (%s): "
+				 "kprobe.function(\"NAME\") needs none", glob, s->kernel_release,
+				 why ? why : "not found");
+		return 0;
+	}
+	Vec names = {0};
+	kbtf_functions(k, glob, &names);
+	if (!names.len && !quiet)
+		error_at(fc->arg->tok, "no function of the target kernel matches \"%s\" (its "
+			 "BTF's functions: hwtap -l 'kernel.function(\"%s*\")' lists them)", glob,
+			 xstrndup(glob, strcspn(glob, "*?[")));
+	if (names.len > KERNEL_GLOB_MAX) {
+		if (!quiet)
+			error_at(fc->arg->tok, "kernel.function(\"%s\") matches %d functions, more than "
+				 "the %d kprobes hwtap places for one point: narrow it", glob,
+				 names.len, KERNEL_GLOB_MAX);
+		return 0;
+	}
+	for (int i = 0; i < names.len; i++)
+		vec_push(out, process_point_with(pp, NULL, names.data[i]));
+	return names.len;
+}
+
+/* -l/-L 'kernel.function("GLOB")': the functions, with their scalar parameters. */
+static void kernel_list(const char *pattern, bool with_vars, Session *s, Vec *out)
+{
+	const char *open = strstr(pattern, "kernel.function(\"");
+	if (!open)
+		return;
+	open += strlen("kernel.function(\"");
+	char *glob = xstrndup(open, strcspn(open, "\""));
+	const char *tail = open + strlen(glob) + (open[strlen(glob)] == '"' ? 2 : 0);
+	const char *why;
+	KBtf *k = kbtf(s, &why);
+	if (!k)
+		return;
+	Vec names = {0};
+	kbtf_functions(k, glob, &names);
+	for (int i = 0; i < names.len; i++) {
+		bool ret = !strcmp(tail, ".return");
+		char *point = xformat("kernel.function(\"%s\")%s", (char *)names.data[i], tail);
+		if (with_vars) {
+			bool sgn;
+			char *vars = ret ? (kbtf_return(k, names.data[i], &sgn) ? "$return:long" : "")
+					 : kbtf_params(k, names.data[i]);
+			if (*vars)
+				point = xformat("%s %s", point, vars);
+		}
+		vec_push(out, point);
+	}
+}
+
+const ProbeFamily kernel_family = {
+	.name = "kernel",
+	.shapes = kernel_shapes,
+	.expand = kernel_expand,
+	.list = kernel_list,
+};
+
+/* $NAME in kernel.function probe P (a parameter at entry, $return at .return): how the
+ * runtime reads it, "regs_get_kernel_argument(regs, 2)" cast to its size; NULL and, if
+ * REPORT, an error at N. */
+char *kernel_target(Session *s, Probe *p, Node *n, bool report)
+{
+	ProbePoint *pp = p->points.data[0];
+	const char *func = ((Component *)pp->comps.data[1])->arg->str, *why;
+	bool ret = !strcmp(((Component *)pp->comps.data[pp->comps.len - 1])->name, "return");
+	KBtf *k = kbtf(s, &why);
+	int size = 0, index = -1;
+	bool sgn = false;
+	if (!k)
+		return NULL;
+	if (n->comps.len) {
+		if (report)
+			error_at(n->tok, "'%s->...': a kernel structure's members through BTF are not "
+				 "read yet; hwtap reads a parameter's own value", n->name);
+		return NULL;
+	}
+	if (!strcmp(n->name, "$return")) {
+		size = ret ? kbtf_return(k, func, &sgn) : 0;
+		if (!size && report)
+			error_at(n->tok, ret ? "kernel function %s returns no value hwtap can read "
+				 "(void, or a structure)" : "'$return' is only in .return probes", func);
+	} else if (ret) {
+		if (report)
+			error_at(n->tok, "'%s' in %s.return: a parameter's value at entry is not kept "
+				 "for the return yet (read it in the entry probe)", n->name, func);
+		return NULL;
+	} else {
+		index = kbtf_param(k, func, n->name + 1, &size, &sgn);
+		if (index < 0 && report)
+			error_at(n->tok, "kernel function %s has no parameter '%s' (its parameters: "
+				 "%s)", func, n->name, *kbtf_params(k, func) ? kbtf_params(k, func) :
+				 "none hwtap can read");
+		else if (index >= 6 && report)
+			error_at(n->tok, "'%s' is %s's parameter %d: hwtap reads the first six, those "
+				 "passed in registers", n->name, func, index + 1);
+		else if (!size && report)
+			error_at(n->tok, "'%s' of %s is a structure passed by value, which hwtap does "
+				 "not read", n->name, func);
+		if (index < 0 || index >= 6)
+			return NULL;
+	}
+	if (!size)
+		return NULL;
+	const char *reg = index < 0 ? "regs_return_value(regs)" :
+			  xformat("regs_get_kernel_argument(regs, %d)", index);
+	if (size == 8)
+		return xformat("((int64_t)%s)", reg);
+	return xformat("((int64_t)(%s%d)%s)", sgn ? "s" : "u", size * 8, reg);
 }

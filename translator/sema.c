@@ -653,6 +653,15 @@ static Type walk_target(Ctx *c, Node *n)
 	}
 	if (c->probe->family == &process_family)
 		return walk_process_target(c, n, n);
+	if (c->probe->family == &kernel_family) {
+		/* a parameter or $return, from the kernel's BTF */
+		n->num = kernel_target(c->s, c->probe, n, false) != NULL;
+		if (!n->num && c->report && !c->in_defined)
+			kernel_target(c->s, c->probe, n, true);
+		if (n->num && c->lvalue && c->report)
+			error_at(n->tok, "context variable '%s' is read-only", n->name);
+		return n->num ? TY_LONG : TY_UNKNOWN;
+	}
 	const PointShape *shape = c->probe->shape;
 	const char *vars = shape ? shape->context_vars : NULL;
 	bool trace = shape && trace_system(shape);

@@ -420,6 +420,11 @@ static void context_var(Gen *g, StrBuf *sb, Node *n)
 		ptab_process_target(g, sb, n);
 		return;
 	}
+	if (g->probe && g->probe->family == &kernel_family) {
+		char *c = kernel_target(g->s, g->probe, n, false);
+		sb_puts(sb, c ? c : "0");
+		return;
+	}
 	if (g->probe && ptab_is_kprobe(g->probe) && !strcmp(n->name, "$return")) {
 		sb_puts(sb, "((int64_t)regs_return_value(regs))");
 		return;

@@ -127,7 +127,7 @@ bool ptab_is_task(Probe *p)
 
 bool ptab_is_kprobe(Probe *p)
 {
-	return p->family == &kprobe_family;
+	return p->family == &kprobe_family || p->family == &kernel_family;
 }
 
 /* How many of S's probes IS says are of a family. */
@@ -252,14 +252,15 @@ static void perf_attr(Gen *g, const PerfEvent *ev)
 
 /* The fields of a table entry's struct hwtap_choice (runtime/choice.h): its point, and
  * its '?' and '!'. INDEX gives an entry's place in its family's table. */
-static void choice_fields(Gen *g, Session *s, Probe *p, int (*index)(Session *, Probe *))
+static void choice_fields(Gen *g, Session *s, Probe *p, int (*index)(Session *, Probe *),
+			  bool optional)
 {
 	const char *up = probe_name(s, p);
 	Token *t = p->user_point->tok;
 	char *at = xformat("%s:%d:%d", t->file->name, t->line, t->col);
 	tr_line(g, "		.c = { .point = %s,", tr_c_string(up, strlen(up)));
 	tr_line(g, "		       .where = %s,", tr_c_string(at, strlen(at)));
-	if (p->load_optional)
+	if (p->load_optional || optional)
 		tr_line(g, "		       .optional = true,");
 	if (p->unless.len) {
 		StrBuf u = {0};
@@ -290,7 +291,7 @@ int ptab_perf_table(Gen *g, Session *s)
 		if (!n++)
 			tr_line(g, "static struct hwtap_perf hwtap_perfs[%d] = {", ptab_perf_count(s));
 		tr_line(g, "	{");
-		choice_fields(g, s, p, perf_index);
+		choice_fields(g, s, p, perf_index, false);
 		perf_attr(g, &ev);
 		tr_line(g, "		.cpu = %d,", ev.cpu);
 		if (ev.target)
@@ -372,7 +373,7 @@ int ptab_ras_table(Gen *g, Session *s)
 			continue;
 		const RasSource *src = ras_source(p->shape);
 		tr_line(g, "	{");
-		choice_fields(g, s, p, ras_index);
+		choice_fields(g, s, p, ras_index, false);
 		tr_line(g, "		.tracepoint = \"%s\", .config = \"%s\",", src->tracepoint,
 			src->config);
 		tr_line(g, "#if IS_ENABLED(%s)", src->config);
@@ -431,7 +432,13 @@ int ptab_kprobe_table(Gen *g, Session *s)
 		bool ret;
 		const char *sym = kprobe_symbol(p, &ret);
 		tr_line(g, "	{");
-		choice_fields(g, s, p, kprobe_index);
+		/* one function of a kernel.function glob the kernel refuses to probe (its
+		 * blacklist) is skipped with a warning, as SystemTap leaves such ones out */
+		ProbePoint *up = p->user_point;
+		Component *fc = p->family == &kernel_family && up->comps.len > 1 &&
+				!strcmp(((Component *)up->comps.data[0])->name, "kernel") ?
+				up->comps.data[1] : NULL;
+		choice_fields(g, s, p, kprobe_index, fc && fc->arg && strpbrk(fc->arg->str, "*?["));
 		tr_line(g, "		.symbol = %s, .ret = %s, .fire = probe_%d,",
 			tr_c_string(sym, strlen(sym)), ret ? "true" : "false", i);
 		tr_line(g, "	},");

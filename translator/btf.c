@@ -9,6 +9,7 @@
 #include "hwtap.h"
 
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -29,6 +30,7 @@ static KBtf *load(Session *s, const char **why)
 {
 	struct utsname u;
 	struct btf *btf = NULL;
+	libbpf_set_print(NULL);         /* its own messages: ours say what failed */
 	bool here = !s->target_arch && !uname(&u) && !strcmp(u.release, s->kernel_release);
 	if (here)
 		btf = btf__parse("/sys/kernel/btf/vmlinux", NULL);

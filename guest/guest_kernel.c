@@ -661,6 +661,12 @@ char *guest_kernel_vmlinux(const GuestArch *a, const char *release, FILE *err,
 		   .release = guest_xstrdup(release)};
 	/* (where the extraction goes when there is no cache folder: then removed with it) */
 	g.workdir = mkdtemp(dir);
+	if (!g.workdir) {
+		*why = "cannot make a folder in /tmp";
+		free(g.root);
+		free(g.release);
+		return NULL;
+	}
 	char *vmlinux = NULL;
 	if (guest_find_kernel(&g) == 0 && g.pvh && strncmp(g.kernel, dir, strlen(dir)))
 		vmlinux = g.kernel;
@@ -669,15 +675,14 @@ char *guest_kernel_vmlinux(const GuestArch *a, const char *release, FILE *err,
 		       "its vmlinuz did not extract to an ELF vmlinux";
 	if (!vmlinux)
 		free(g.kernel);
-	DIR *d = g.workdir ? opendir(g.workdir) : NULL;
+	DIR *d = opendir(g.workdir);
 	for (struct dirent *e; d && (e = readdir(d));) {
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
 			unlinkat(dirfd(d), e->d_name, 0);
 	}
 	if (d)
 		closedir(d);
-	if (g.workdir)
-		rmdir(g.workdir);
+	rmdir(g.workdir);
 	free(g.root);
 	free(g.release);
 	return vmlinux;

@@ -148,3 +148,11 @@ char *kbtf_params(KBtf *k, const char *func)
 	}
 	return sb.buf;
 }
+
+void kbtf_close(Session *s)
+{
+	if (s->kbtf)
+		btf__free(s->kbtf->btf);
+	s->kbtf = NULL;
+	s->kbtf_loaded = false;
+}

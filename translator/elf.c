@@ -125,9 +125,10 @@ UProgram *uprog_open(Session *s, const char *path, const char **why)
 }
 
 /* Closes the files S opened (their DWARF, ELF handles and descriptors, which are not in
- * the arena). */
+ * the arena), and frees the kernel's BTF it read. */
 void uprog_close_all(Session *s)
 {
+	kbtf_close(s);
 	for (int i = 0; i < s->programs.len; i++) {
 		UProgram *p = s->programs.data[i];
 		dwarf_close(p);

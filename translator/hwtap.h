@@ -522,6 +522,7 @@ void kbtf_functions(KBtf *k, const char *glob, Vec *out);   /* names GLOB matche
 int kbtf_param(KBtf *k, const char *func, const char *name, int *size, bool *is_signed);
 int kbtf_return(KBtf *k, const char *func, bool *is_signed);  /* its size; 0: none, void */
 char *kbtf_params(KBtf *k, const char *func);   /* "$count:long $pos:long": the scalars */
+void kbtf_close(Session *s);                    /* frees it (uprog_close_all) */
 
 /* probe_kprobe.c: kprobe.function("NAME")[.return], kprobe.module("M").function(...) */
 extern const ProbeFamily kprobe_family, kernel_family;

@@ -519,15 +519,27 @@ typedef struct KBtf KBtf;
 KBtf *kbtf(Session *s, const char **why);        /* NULL and *WHY: none for its kernel */
 void kbtf_functions(KBtf *k, const char *glob, Vec *out);   /* names GLOB matches, sorted */
 /* FUNC's parameter NAME: its index, and *SIZE (0: not a scalar) and *IS_SIGNED; or -1 */
-int kbtf_param(KBtf *k, const char *func, const char *name, int *size, bool *is_signed);
-int kbtf_return(KBtf *k, const char *func, bool *is_signed);  /* its size; 0: none, void */
-char *kbtf_params(KBtf *k, const char *func);   /* "$count:long $pos:long": the scalars */
+/* FUNC's parameter NAME after the first SKIP: its index among the rest and *TYPE_ID; or -1 */
+int kbtf_param(KBtf *k, const char *func, int skip, const char *name, int *type_id);
+int kbtf_return(KBtf *k, const char *func);     /* its type's id; 0: void or none */
+char *kbtf_params(KBtf *k, const char *func, int skip);  /* "$file:struct file* $count:size_t" */
+void kbtf_param_names(KBtf *k, const char *func, int skip, Vec *out);
+char *kbtf_type_name(KBtf *k, int type_id);     /* "struct task_struct*" */
+int kbtf_nparams(KBtf *k, const char *func);
+bool kbtf_params_fit(KBtf *k, const char *func, int skip, const char **bad);
+/* VALUE (C, a u64) of type TYPE_ID with N's ->member and [index] applied, read without
+ * faults; or NULL, *WHY and *WHERE */
+UTarget *kbtf_target(KBtf *k, int type_id, const char *value, Node *n, bool address,
+		     const char **why, Token **where);
+void kbtf_tracepoints(KBtf *k, Vec *out);        /* every tracepoint's name, sorted */
+char *kbtf_traceiter(const char *tracepoint);    /* the function whose parameters it has */
 void kbtf_close(Session *s);                    /* frees it (uprog_close_all) */
 
 /* probe_kprobe.c: kprobe.function("NAME")[.return], kprobe.module("M").function(...) */
 extern const ProbeFamily kprobe_family, kernel_family;
 const char *kprobe_symbol(Probe *p, bool *ret);  /* "NAME" or "M:NAME"; *RET: .return */
-char *kernel_target(Session *s, Probe *p, Node *n, bool report);  /* $NAME's C, or NULL */
+Type kernel_target(Session *s, Probe *p, Node *n, Node *at, bool report);  /* AT->plan */
+bool logical_rhs_dead(Node *n);     /* sema.c: @defined(x) && ...: the rest not evaluated */
 /* probe_task.c: "HWTAP_TASK_BEGIN" ... for runtime/tasks.c, and the PATH followed (NULL:
  * every process, or the target's) */
 const char *task_probe_kind(Probe *p, const char **path);
@@ -556,6 +568,16 @@ typedef struct RasSource {
 const RasSource *ras_source(const PointShape *shape);   /* NULL: not a ras point */
 const char *trace_system(const PointShape *shape);      /* kernel.trace's "mce", or NULL */
 bool trace_arg_is_pointer(const PointShape *shape, const char *name);
+bool trace_is_decoded(const char *point);       /* "kernel.trace(\"mce:mce_record\")" is ras's */
+
+/* ---- probe_tracepoint.c: kernel.trace on any tracepoint, from BTF ------------------------ */
+extern const ProbeFamily tracepoint_family;
+const char *tracepoint_name(Probe *p, const char **system);    /* "sched_switch", "sched" */
+int tracepoint_nargs(Session *s, Probe *p);
+Type tracepoint_target(Session *s, Probe *p, Node *n, Node *at, bool report);  /* AT->plan */
+/* $$parms/$$vars/$$return of a kernel.trace or kernel.function probe: "a=%#x b=%#x" and
+ * the $NAME nodes it prints; false: N is none of them */
+bool kernel_var_list(Session *s, Probe *p, Node *n, char **format, Vec *args);
 
 /* ---- pmu.c: the PMU's events by name, through libpfm4 --------------------------------- */
 
@@ -714,6 +736,7 @@ struct Session {
 	struct KBtf *kbtf;                /* btf.c: the target kernel's BTF, once read */
 	const char *kbtf_why;             /* why there is none */
 	bool kbtf_loaded;
+	struct TpSystems *tp_systems;     /* probe_tracepoint.c: tracepoints' systems, once read */
 
 	Script *user;                     /* the script given on the command line */
 	VEC(Script *) tapsets;

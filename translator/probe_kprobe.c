@@ -159,9 +159,9 @@ static void kernel_list(const char *pattern, bool with_vars, Session *s, Vec *ou
 		bool ret = !strcmp(tail, ".return");
 		char *point = xformat("kernel.function(\"%s\")%s", (char *)names.data[i], tail);
 		if (with_vars) {
-			bool sgn;
-			char *vars = ret ? (kbtf_return(k, names.data[i], &sgn) ? "$return:long" : "")
-					 : kbtf_params(k, names.data[i]);
+			int rt = ret ? kbtf_return(k, names.data[i]) : 0;
+			char *vars = ret ? (rt ? xformat("$return:%s", kbtf_type_name(k, rt)) : "")
+					 : kbtf_params(k, names.data[i], 0);
 			if (*vars)
 				point = xformat("%s %s", point, vars);
 		}
@@ -176,55 +176,57 @@ const ProbeFamily kernel_family = {
 	.list = kernel_list,
 };
 
-/* $NAME in kernel.function probe P (a parameter at entry, $return at .return): how the
- * runtime reads it, "regs_get_kernel_argument(regs, 2)" cast to its size; NULL and, if
- * REPORT, an error at N. */
-char *kernel_target(Session *s, Probe *p, Node *n, bool report)
+/* $NAME in kernel.function probe P (a parameter at entry, $return at .return), with its
+ * ->members and [indexes] read through the kernel's BTF types: AT->plan, the C that reads
+ * it (AT is N, or the '&' over it); TY_UNKNOWN and, if REPORT, an error. */
+Type kernel_target(Session *s, Probe *p, Node *n, Node *at, bool report)
 {
 	ProbePoint *pp = p->points.data[0];
 	const char *func = ((Component *)pp->comps.data[1])->arg->str, *why;
 	bool ret = !strcmp(((Component *)pp->comps.data[pp->comps.len - 1])->name, "return");
 	KBtf *k = kbtf(s, &why);
-	int size = 0, index = -1;
-	bool sgn = false;
+	int type = 0, index = -1;
+	at->plan = NULL;
 	if (!k)
-		return NULL;
-	if (n->comps.len) {
-		if (report)
-			error_at(n->tok, "'%s->...': a kernel structure's members through BTF are not "
-				 "read yet; hwtap reads a parameter's own value", n->name);
-		return NULL;
-	}
-	if (!strcmp(n->name, "$return")) {
-		size = ret ? kbtf_return(k, func, &sgn) : 0;
-		if (!size && report)
-			error_at(n->tok, ret ? "kernel function %s returns no value hwtap can read "
-				 "(void, or a structure)" : "'$return' is only in .return probes", func);
+		return TY_UNKNOWN;
+	char *name = xstrndup(n->name, 1 + strcspn(n->name + 1, "$"));
+	if (!strcmp(name, "$return")) {
+		type = ret ? kbtf_return(k, func) : 0;
+		if (!type) {
+			if (report)
+				error_at(n->tok, ret ? "kernel function %s returns no value (void)" :
+					 "'$return' is only in .return probes", func);
+			return TY_UNKNOWN;
+		}
 	} else if (ret) {
 		if (report)
 			error_at(n->tok, "'%s' in %s.return: a parameter's value at entry is not kept "
-				 "for the return yet (read it in the entry probe)", n->name, func);
-		return NULL;
+				 "for the return yet (read it in the entry probe)", name, func);
+		return TY_UNKNOWN;
 	} else {
-		index = kbtf_param(k, func, n->name + 1, &size, &sgn);
-		if (index < 0 && report)
-			error_at(n->tok, "kernel function %s has no parameter '%s' (its parameters: "
-				 "%s)", func, n->name, *kbtf_params(k, func) ? kbtf_params(k, func) :
-				 "none hwtap can read");
-		else if (index >= 6 && report)
-			error_at(n->tok, "'%s' is %s's parameter %d: hwtap reads the first six, those "
-				 "passed in registers", n->name, func, index + 1);
-		else if (!size && report)
-			error_at(n->tok, "'%s' of %s is a structure passed by value, which hwtap does "
-				 "not read", n->name, func);
-		if (index < 0 || index >= 6)
-			return NULL;
+		index = kbtf_param(k, func, 0, name + 1, &type);
+		if (index < 0) {
+			if (report)
+				error_at(n->tok, "kernel function %s has no parameter '%s' (its "
+					 "parameters: %s)", func, name, *kbtf_params(k, func, 0) ?
+					 kbtf_params(k, func, 0) : "none");
+			return TY_UNKNOWN;
+		}
+		if (index >= 6) {
+			if (report)
+				error_at(n->tok, "'%s' is %s's parameter %d: hwtap reads the first six, "
+					 "those passed in registers", name, func, index + 1);
+			return TY_UNKNOWN;
+		}
 	}
-	if (!size)
-		return NULL;
 	const char *reg = index < 0 ? "regs_return_value(regs)" :
 			  xformat("regs_get_kernel_argument(regs, %d)", index);
-	if (size == 8)
-		return xformat("((int64_t)%s)", reg);
-	return xformat("((int64_t)(%s%d)%s)", sgn ? "s" : "u", size * 8, reg);
+	Token *where;
+	at->plan = kbtf_target(k, type, reg, n, at != n, &why, &where);
+	if (!at->plan) {
+		if (report)
+			error_at(where, "%s", why);
+		return TY_UNKNOWN;
+	}
+	return ((UTarget *)at->plan)->type;
 }

@@ -183,8 +183,8 @@ bool trace_arg_is_pointer(const PointShape *shape, const char *name)
 }
 
 /*
- * kernel.trace("NAME"): NAME as "SYSTEM:EVENT" or a bare "EVENT", as stap takes it. Other
- * tracepoints are refused by name (unless optional): hwtap reads no kernel headers for them.
+ * kernel.trace("NAME"): NAME as "SYSTEM:EVENT" or a bare "EVENT", as stap takes it, of the
+ * tracepoints decoded here. Others, and patterns, are probe_tracepoint.c's.
  */
 static const PointShape *trace_match(const ProbeFamily *f, ProbePoint *pp, Session *s)
 {
@@ -200,17 +200,15 @@ static const PointShape *trace_match(const ProbeFamily *f, ProbePoint *pp, Sessi
 		if (!strcmp(want, name) || !strcmp(want, strchr(name, ':') + 1))
 			return sh;
 	}
-	if (pp->optional)
-		return NULL;
-	if (strchr(want, '*') || strchr(want, '?') || strchr(want, '['))
-		error_at(c2->arg->tok, "kernel.trace(\"%s\"): hwtap does not expand tracepoint "
-			 "patterns; name one, e.g. kernel.trace(\"mce:mce_record\") (hwtap -l "
-			 "'kernel.trace(\"*\")' lists them)", want);
-	else
-		error_at(c2->arg->tok, "kernel.trace(\"%s\"): hwtap probes the kernel's "
-			 "hardware-error tracepoints only (hwtap -l 'kernel.trace(\"*\")' lists "
-			 "them)", want);
-	return NULL;
+	return NULL;        /* probe_tracepoint.c's: any other tracepoint, patterns */
+}
+
+bool trace_is_decoded(const char *point)
+{
+	for (const PointShape *sh = trace_shapes; sh->pattern; sh++)
+		if (!strcmp(sh->pattern, point))
+			return true;
+	return false;
 }
 
 const ProbeFamily ras_family = {.name = "ras", .shapes = ras_shapes, .decided_at_load = true};

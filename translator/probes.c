@@ -17,7 +17,8 @@ extern const ProbeFamily timer_family, perf_family, ras_family, trace_family;
 
 const ProbeFamily *const probe_families[] = {
 	&begin_family, &end_family, &error_family, &never_family,
-	&timer_family, &perf_family, &ras_family, &trace_family, &process_family,
+	&timer_family, &perf_family, &ras_family, &trace_family, &tracepoint_family,
+	&process_family,
 	&process_task_family, &kprobe_family, &kernel_family, NULL,
 };
 

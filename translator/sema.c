@@ -610,18 +610,26 @@ static void no_such_member(Ctx *c, Node *n, const char *vars, const char *base)
 			 " whose members hwtap knows (it reads struct mce's)" : "");
 }
 
-/* A process probe's $var, $var->member[i], $return, $$parms ... or (AT an N_ADDR node)
- * &$var...: from the program's DWARF. */
-static Type walk_process_target(Ctx *c, Node *n, Node *at)
+/* A process, kernel.function or kernel.trace probe's $var, $var->member[i], $return,
+ * $$parms ... or (AT an N_ADDR node) &$var...: from the program's DWARF or the kernel's
+ * BTF. */
+static Type walk_typed_target(Ctx *c, Node *n, Node *at)
 {
 	bool report = c->report && !c->in_defined;
+	bool process = c->probe->family == &process_family;
+	bool trace = c->probe->family == &tracepoint_family;
 	if (!strncmp(n->name, "$$", 2)) {
 		char *format;
 		Vec args = {0};
-		n->num = process_var_list(c->probe, n, &format, &args);
+		n->num = process ? process_var_list(c->probe, n, &format, &args) :
+			 (trace && (!strcmp(n->name, "$$name") || !strcmp(n->name, "$$system"))) ||
+			 kernel_var_list(c->s, c->probe, n, &format, &args);
 		if (!n->num && report)
-			error_at(n->tok, "'%s' is not one of $$parms, $$locals, $$vars and $$return",
-				 n->name);
+			error_at(n->tok, "'%s' is not one of %s", n->name, process ?
+				 "$$parms, $$locals, $$vars and $$return" : trace ?
+				 "$$name, $$system, $$parms and $$vars" :
+				 "$$parms, $$vars and $$return (a kernel function's locals need its "
+				 "DWARF, which hwtap does not read)");
 		return n->num ? TY_STRING : TY_UNKNOWN;
 	}
 	for (int i = 0; i < n->comps.len; i++) {
@@ -629,7 +637,9 @@ static Type walk_process_target(Ctx *c, Node *n, Node *at)
 		if (tc->kind == TC_INDEX)
 			walk(c, tc->index, TY_LONG);
 	}
-	Type t = process_target(c->probe, n, at, report);
+	Type t = process ? process_target(c->probe, n, at, report) :
+		 trace ? tracepoint_target(c->s, c->probe, n, at, report) :
+		 kernel_target(c->s, c->probe, n, at, report);
 	n->num = t != TY_UNKNOWN;
 	if (at != n)
 		return t;
@@ -651,17 +661,9 @@ static Type walk_target(Ctx *c, Node *n)
 				 n->name);
 		return TY_UNKNOWN;
 	}
-	if (c->probe->family == &process_family)
-		return walk_process_target(c, n, n);
-	if (c->probe->family == &kernel_family) {
-		/* a parameter or $return, from the kernel's BTF */
-		n->num = kernel_target(c->s, c->probe, n, false) != NULL;
-		if (!n->num && c->report && !c->in_defined)
-			kernel_target(c->s, c->probe, n, true);
-		if (n->num && c->lvalue && c->report)
-			error_at(n->tok, "context variable '%s' is read-only", n->name);
-		return n->num ? TY_LONG : TY_UNKNOWN;
-	}
+	if (c->probe->family == &process_family || c->probe->family == &kernel_family ||
+	    c->probe->family == &tracepoint_family)
+		return walk_typed_target(c, n, n);
 	const PointShape *shape = c->probe->shape;
 	const char *vars = shape ? shape->context_vars : NULL;
 	bool trace = shape && trace_system(shape);
@@ -724,6 +726,23 @@ static bool resolvable(Node *n)
 	case N_ADDR: return n->plan != NULL;     /* &$var in a process probe */
 	default: return true;
 	}
+}
+
+/* @defined(x) && ... with x undefined, @defined(x) || ... with x defined: the right side
+ * is never evaluated, and may name what the probe lacks (as in SystemTap). */
+bool logical_rhs_dead(Node *n)
+{
+	int v = -1;                     /* the left side's value, when pass 2 knows it */
+	bool negated = false;
+	Node *l = n->lhs;
+	while (l && l->kind == N_UNARY && !strcmp(l->op, "!")) {
+		negated = !negated;
+		l = l->lhs;
+	}
+	if (l && l->kind == N_AT_DEFINED)
+		v = negated ? !l->num : !!l->num;
+	return n->kind == N_LOGICAL && v >= 0 &&
+	       ((!strcmp(n->op, "&&") && !v) || (!strcmp(n->op, "||") && v));
 }
 
 static Type walk_hist(Ctx *c, Node *n)
@@ -984,9 +1003,11 @@ static Type walk(Ctx *c, Node *n, Type want)
 		unsupported(c, n, "'->' on a pointer");
 		return TY_UNKNOWN;
 	case N_ADDR:            /* & @cast(0, "t")->m: it is the @cast that cannot be */
-		if (c->probe && c->probe->family == &process_family &&
+		if (c->probe && (c->probe->family == &process_family ||
+				 c->probe->family == &kernel_family ||
+				 c->probe->family == &tracepoint_family) &&
 		    n->lhs->kind == N_TARGET && strncmp(n->lhs->name, "$$", 2)) {
-			t = walk_process_target(c, n->lhs, n);
+			t = walk_typed_target(c, n->lhs, n);
 			break;
 		}
 		unsupported(c, n, n->lhs->kind == N_AT_CAST || n->lhs->kind == N_AT_VAR ?
@@ -1019,7 +1040,7 @@ static Type walk(Ctx *c, Node *n, Type want)
 			error_at(n->tok, "'>>>' (a logical shift right) parses, but SystemTap 4.8 "
 				 "and hwtap do not elaborate it: write (x >> n) & mask");
 		walk(c, n->lhs, TY_LONG);
-		if (n->rhs)
+		if (n->rhs && !logical_rhs_dead(n))
 			walk(c, n->rhs, TY_LONG);
 		if (c->report && n->rhs && (!strcmp(n->op, "/") || !strcmp(n->op, "%")) &&
 		    n->rhs->kind == N_NUM && n->rhs->num == 0)

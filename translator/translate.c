@@ -416,13 +416,9 @@ static void trace_parms(Gen *g, StrBuf *sb, Node *n)
  * $$system, $$parms, $$vars. Pass 2 checked that the probe's point has it. */
 static void context_var(Gen *g, StrBuf *sb, Node *n)
 {
-	if (g->probe && ptab_is_process(g->probe)) {
+	if (g->probe && (ptab_is_process(g->probe) || g->probe->family == &kernel_family ||
+			 ptab_is_tracepoint(g->probe))) {
 		ptab_process_target(g, sb, n);
-		return;
-	}
-	if (g->probe && g->probe->family == &kernel_family) {
-		char *c = kernel_target(g->s, g->probe, n, false);
-		sb_puts(sb, c ? c : "0");
 		return;
 	}
 	if (g->probe && ptab_is_kprobe(g->probe) && !strcmp(n->name, "$return")) {
@@ -499,6 +495,10 @@ void tr_expr(Gen *g, StrBuf *sb, Node *n)
 		binary_long(g, sb, n);
 		return;
 	case N_LOGICAL:
+		if (logical_rhs_dead(n)) {                 /* folded in pass 2 */
+			sb_puts(sb, !strcmp(n->op, "||") ? "((int64_t)1)" : "((int64_t)0)");
+			return;
+		}
 		tr_expr(g, &a, n->lhs);
 		tr_expr(g, &b, n->rhs);
 		sb_printf(sb, "((int64_t)((%s) %s (%s)))", a.buf, n->op, b.buf);
@@ -561,7 +561,7 @@ void tr_expr(Gen *g, StrBuf *sb, Node *n)
 		ptab_process_entry(g, sb, n);
 		return;
 	case N_ADDR:
-		if (g->probe && ptab_is_process(g->probe) && n->plan) {
+		if (g->probe && n->plan) {      /* &$var: process, kernel.function, kernel.trace */
 			ptab_process_target(g, sb, n);
 			return;
 		}
@@ -570,7 +570,8 @@ void tr_expr(Gen *g, StrBuf *sb, Node *n)
 	case N_AT_PERF:
 		/* a process or kprobe probe reads the calling thread's own count, exactly, in
 		 * place */
-		if (g->probe && (ptab_is_process(g->probe) || ptab_is_kprobe(g->probe))) {
+		if (g->probe && (ptab_is_process(g->probe) || ptab_is_kprobe(g->probe) ||
+				 ptab_is_tracepoint(g->probe))) {
 			sb_printf(sb, "_hwtap_perf_value_self(&hwtap_perfs[%d])",
 				  ptab_perf_counter_index(g->s, n->lhs->str));
 			return;
@@ -875,6 +876,8 @@ static void probe_handler(Gen *g, Probe *p, int index, StrBuf *frames)
 	else if (ptab_is_task(p))
 		tr_line(g, "static void probe_%d(struct pt_regs *regs, struct task_struct *task)",
 			index);
+	else if (ptab_is_tracepoint(p))
+		tr_line(g, "static void probe_%d(struct pt_regs *regs, const u64 *args)", index);
 	else
 		tr_line(g, "static void probe_%d(struct pt_regs *regs)", index);
 	tr_line(g, "{");
@@ -1000,17 +1003,36 @@ static bool uses_usyms(Session *s)
 	return false;
 }
 
+/* hwtap_start()'s step STEP ("kprobes"): its call, and where a failure goes: the undoing
+ * of the step before (*UNDO), which becomes STEP's when it has one (STOP). */
+static void start_step(Gen *g, Vec *undos, const char *step, const char *call,
+		       const char *stop)
+{
+	tr_line(g, "\trc = %s;", call);
+	tr_line(g, "\tif (rc)");
+	tr_line(g, "\t\tgoto fail_%s;", undos->len ? (char *)undos->data[undos->len - 1] : "free");
+	if (stop) {
+		vec_push(undos, (void *)step);
+		vec_push(undos, (void *)stop);
+		vec_push(undos, (void *)step);
+	}
+}
+
 static void session_hooks(Gen *g, Session *s)
 {
 	int nperf = ptab_perf_table(g, s), nras = ptab_ras_table(g, s);
 	int nproc = ptab_process_table(g, s), ntargets;
 	int ntask = ptab_task_tables(g, s, &ntargets);
-	int nkp = ptab_kprobe_table(g, s);
+	int nkp = ptab_kprobe_table(g, s), ntp = ptab_tracepoint_table(g, s);
 	bool usyms = uses_usyms(s);
+	bool steps = nperf || nras || nproc || ntask || nkp || ntp || usyms;
+	/* each started step: its name, how it is undone, its name again (the top: where a
+	 * failure goes) */
+	Vec undos = {0};
 	globals_storage(g);
 	tr_line(g, "static int hwtap_start(void)");
 	tr_line(g, "{");
-	if (nperf || nras || nproc || ntask || nkp || usyms)
+	if (steps)
 		tr_line(g, "\tint rc;");
 	tr_line(g, "\thwtap_contexts = (struct hwtap_context * __percpu *)"
 		"_hwtap_contexts_alloc(sizeof(struct hwtap_context));");
@@ -1023,77 +1045,56 @@ static void session_hooks(Gen *g, Session *s)
 	tr_line(g, "\t}");
 	if (usyms) {
 		tr_line(g, "\t/* before anything that runs handlers: their first addresses are named */");
-		tr_line(g, "\trc = _hwtap_usyms_start();");
-		tr_line(g, "\tif (rc)");
-		tr_line(g, "\t\tgoto fail_free;");
+		start_step(g, &undos, "usyms", "_hwtap_usyms_start()", NULL);
 	}
 	if (nras) {
 		tr_line(g, "\t/* watched before the begin probes: their records wait */");
-		tr_line(g, "\trc = _hwtap_ras_start(hwtap_ras, %d);", nras);
-		tr_line(g, "\tif (rc)");
-		tr_line(g, "\t\tgoto fail_free;");
+		start_step(g, &undos, "ras", xformat("_hwtap_ras_start(hwtap_ras, %d)", nras),
+			   xformat("_hwtap_ras_stop(hwtap_ras, %d);", nras));
 	}
 	tr_line(g, "\tmigrate_disable();     /* the CPU's context, but writes may wait for room */");
 	ptab_run_in_order(g, s, "begin");
 	tr_line(g, "\tmigrate_enable();");
-	if (nperf) {
-		tr_line(g, "\trc = _hwtap_perf_start(hwtap_perfs, %d, %s);", nperf,
-			g->perf_live ? "true" : "false");
-		tr_line(g, "\tif (rc)");
-		tr_line(g, "\t\tgoto fail_%s;", nras ? "ras" : "free");
-	}
+	if (nperf)
+		start_step(g, &undos, "perf", xformat("_hwtap_perf_start(hwtap_perfs, %d, %s)", nperf,
+						      g->perf_live ? "true" : "false"),
+			   xformat("_hwtap_perf_stop(hwtap_perfs, %d);", nperf));
 	if (nkp) {
 		tr_line(g, "\t/* after the counters: a handler's @perf finds them */");
-		tr_line(g, "\trc = _hwtap_kprobes_start(hwtap_kprobes, %d);", nkp);
-		tr_line(g, "\tif (rc)");
-		tr_line(g, "\t\tgoto fail_%s;", nperf ? "perf" : nras ? "ras" : "free");
+		start_step(g, &undos, "kprobes", xformat("_hwtap_kprobes_start(hwtap_kprobes, %d)",
+							 nkp),
+			   xformat("_hwtap_kprobes_stop(hwtap_kprobes, %d);", nkp));
+	}
+	if (ntp) {
+		tr_line(g, "\t/* after the counters: a handler's @perf finds them */");
+		start_step(g, &undos, "tracepoints",
+			   xformat("_hwtap_tracepoints_start(hwtap_tracepoints, %d)", ntp),
+			   xformat("_hwtap_tracepoints_stop(hwtap_tracepoints, %d);", ntp));
 	}
 	if (nproc) {
-		const char *fail = nkp ? "kprobes" : nperf ? "perf" : nras ? "ras" : "free";
-		if (ptab_uentries_count(s)) {
-			tr_line(g, "\trc = _hwtap_uentries_alloc();");
-			tr_line(g, "\tif (rc)");
-			tr_line(g, "\t\tgoto fail_%s;", fail);
-		}
+		if (ptab_uentries_count(s))
+			start_step(g, &undos, "uentries", "_hwtap_uentries_alloc()",
+				   "_hwtap_uentries_free();");
 		tr_line(g, "\t/* after the counters: a handler's @perf finds them */");
-		tr_line(g, "\trc = _hwtap_uprobes_start(hwtap_uprobes, %d);", nproc);
-		tr_line(g, "\tif (rc)");
-		tr_line(g, "\t\tgoto fail_%s;", ptab_uentries_count(s) ? "uentries" : fail);
+		start_step(g, &undos, "uprobes", xformat("_hwtap_uprobes_start(hwtap_uprobes, %d)",
+							 nproc),
+			   xformat("_hwtap_uprobes_stop(hwtap_uprobes, %d);", nproc));
 	}
 	if (ntask) {
-		const char *fail = nproc ? "uprobes" : nkp ? "kprobes" : nperf ? "perf" :
-				   nras ? "ras" : "free";
 		tr_line(g, "\t/* after the begin probes, as SystemTap's */");
-		tr_line(g, "\trc = _hwtap_tasks_start(hwtap_task_targets, %d, hwtap_task_probes, "
-			"%d);", ntargets, ntask);
-		tr_line(g, "\tif (rc)");
-		tr_line(g, "\t\tgoto fail_%s;", fail);
+		start_step(g, &undos, "tasks", xformat("_hwtap_tasks_start(hwtap_task_targets, %d, "
+						       "hwtap_task_probes, %d)", ntargets, ntask),
+			   NULL);
 	}
 	if (nras)
 		tr_line(g, "\t_hwtap_ras_go();");
 	ptab_timers_start(g, s);
 	tr_line(g, "\treturn 0;");
-	if (nproc && ntask) {
-		tr_line(g, "fail_uprobes: __attribute__((unused));");
-		tr_line(g, "\t_hwtap_uprobes_stop(hwtap_uprobes, %d);", nproc);
+	for (int i = undos.len - 3; i >= 0; i -= 3) {
+		tr_line(g, "fail_%s: __attribute__((unused));", (char *)undos.data[i]);
+		tr_line(g, "\t%s", (char *)undos.data[i + 1]);
 	}
-	if (ptab_uentries_count(s)) {
-		tr_line(g, "fail_uentries: __attribute__((unused));");
-		tr_line(g, "\t_hwtap_uentries_free();");
-	}
-	if ((nproc || ntask) && nkp) {
-		tr_line(g, "fail_kprobes: __attribute__((unused));");
-		tr_line(g, "\t_hwtap_kprobes_stop(hwtap_kprobes, %d);", nkp);
-	}
-	if ((nproc || ntask || nkp) && nperf) {
-		tr_line(g, "fail_perf: __attribute__((unused));");
-		tr_line(g, "\t_hwtap_perf_stop(hwtap_perfs, %d);", nperf);
-	}
-	if (nras) {
-		tr_line(g, "fail_ras: __attribute__((unused));");
-		tr_line(g, "\t_hwtap_ras_stop(hwtap_ras, %d);", nras);
-	}
-	if (nperf || nras || nproc || ntask || nkp || usyms) {
+	if (steps) {
 		tr_line(g, "fail_free: __attribute__((unused));");
 		if (usyms)
 			tr_line(g, "\t_hwtap_usyms_stop();");
@@ -1113,6 +1114,8 @@ static void session_hooks(Gen *g, Session *s)
 		tr_line(g, "\t_hwtap_uprobes_stop(hwtap_uprobes, %d);", nproc);
 	if (ptab_uentries_count(s))
 		tr_line(g, "\t_hwtap_uentries_free();");
+	if (ntp)
+		tr_line(g, "\t_hwtap_tracepoints_stop(hwtap_tracepoints, %d);", ntp);
 	if (nkp)
 		tr_line(g, "\t_hwtap_kprobes_stop(hwtap_kprobes, %d);", nkp);
 	if (nras)
@@ -1184,6 +1187,10 @@ static void prologue(Gen *g, Session *s, const char *name)
 		tr_line(g, "#include \"runtime/tasks.c\"");
 	if (ptab_count(s, ptab_is_kprobe))
 		tr_line(g, "#include \"runtime/kprobes.c\"");
+	if (ptab_count(s, ptab_is_tracepoint))
+		tr_line(g, "#include \"runtime/tracepoints.c\"");
+	if (ptab_count(s, ptab_is_tracepoint) || ptab_count(s, ptab_is_kprobe))
+		tr_line(g, "#include \"runtime/kaccess.h\"");
 	int nras = ptab_count(s, ptab_is_ras);
 	if (nras) {
 		tr_line(g, "#include \"runtime/ras.c\"");
@@ -1234,6 +1241,8 @@ int translate(Session *s, const char *module_name, StrBuf *out)
 			ptab_perf_handler(&g, i);
 		if (ptab_is_ras(p))
 			ptab_ras_callbacks(&g, p, i);
+		if (ptab_is_tracepoint(p))
+			ptab_tracepoint_callback(&g, p, i);
 	}
 	session_hooks(&g, s);
 	tr_line(&g, "%s", "");

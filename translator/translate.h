@@ -61,6 +61,9 @@ bool ptab_is_ras(Probe *p);
 bool ptab_is_process(Probe *p);
 bool ptab_is_task(Probe *p);                  /* process begin and end: tasks.c */
 bool ptab_is_kprobe(Probe *p);                /* kprobe.function: kprobes.c */
+bool ptab_is_tracepoint(Probe *p);            /* kernel.trace, any: tracepoints.c */
+void ptab_tracepoint_callback(Gen *g, Probe *p, int index);   /* tp_INDEX */
+int ptab_tracepoint_table(Gen *g, Session *s);  /* hwtap_tracepoints[]; how many entries */
 int ptab_count(Session *s, bool (*is)(Probe *p));   /* how many probes IS says yes to */
 bool ptab_translatable(Probe *p);          /* false (and an error) if pass 3 has no code */
 bool ptab_body_runs(Probe *p);             /* not for never, nor for a counting perf probe */
@@ -78,7 +81,7 @@ int ptab_process_table(Gen *g, Session *s);    /* hwtap_uprobes[]; how many entr
 int ptab_uentry_strings(Session *s);             /* HWTAP_UENTRY_STRS */
 int ptab_task_tables(Gen *g, Session *s, int *nt);     /* hwtap_task_*[]; probes */
 int ptab_kprobe_table(Gen *g, Session *s);     /* hwtap_kprobes[]; how many entries */
-void ptab_process_target(Gen *g, StrBuf *sb, Node *n);   /* $var in a process probe */
+void ptab_process_target(Gen *g, StrBuf *sb, Node *n);   /* $var: process, kernel (BTF) */
 void ptab_process_entry(Gen *g, StrBuf *sb, Node *n);    /* @entry(expr) */
 void ptab_process_prologue(Gen *g, Probe *p);   /* a .return probe takes its @entry values */
 void ptab_process_epilogue(Gen *g, Probe *p);   /* its companion keeps them */

@@ -130,6 +130,11 @@ bool ptab_is_kprobe(Probe *p)
 	return p->family == &kprobe_family || p->family == &kernel_family;
 }
 
+bool ptab_is_tracepoint(Probe *p)
+{
+	return p->family == &tracepoint_family;
+}
+
 /* How many of S's probes IS says are of a family. */
 int ptab_count(Session *s, bool (*is)(Probe *p))
 {
@@ -148,7 +153,7 @@ bool ptab_translatable(Probe *p)
 	const char *why = ptab_is_perf(p) ? perf_point_event(pp, &ev) : NULL;
 	if (!strcmp(f, "begin") || !strcmp(f, "end") || !strcmp(f, "error") ||
 	    !strcmp(f, "never") || ptab_is_timer(p) || (ptab_is_perf(p) && !why) || ptab_is_ras(p) ||
-	    ptab_is_process(p) || ptab_is_task(p) || ptab_is_kprobe(p))
+	    ptab_is_process(p) || ptab_is_task(p) || ptab_is_kprobe(p) || ptab_is_tracepoint(p))
 		return true;
 	/* at the point as the script wrote it, not in the tapset alias it went through */
 	Token *at = p->user_point->tok;
@@ -448,6 +453,62 @@ int ptab_kprobe_table(Gen *g, Session *s)
 	return n;
 }
 
+/* ---- kernel.trace probes on any tracepoint (runtime/tracepoints.c) ------------------- */
+
+static int tracepoint_index(Session *s, Probe *p)
+{
+	int n = 0;
+	for (int i = 0; i < s->probes.len && s->probes.data[i] != p; i++)
+		n += ptab_is_tracepoint(s->probes.data[i]);
+	return n;
+}
+
+/* tp_INDEX: the tracepoint's callback, its arguments as unsigned longs (pass 2 refused a
+ * structure by value), handed on as u64s to probe_INDEX. */
+void ptab_tracepoint_callback(Gen *g, Probe *p, int index)
+{
+	int n = tracepoint_nargs(g->s, p);
+	StrBuf params = {0}, args = {0};
+	sb_putn(&params, "", 0);
+	sb_putn(&args, "", 0);
+	for (int i = 0; i < n; i++) {
+		sb_printf(&params, ", unsigned long a%d", i);
+		sb_printf(&args, "%sa%d", i ? ", " : "", i);
+	}
+	tr_line(g, "static void tp_%d(void *data%s)", index, params.buf);
+	tr_line(g, "{");
+	tr_line(g, "	const u64 args[%d] = { %s };", n ? n : 1, n ? args.buf : "0");
+	tr_line(g, "	probe_%d(NULL, args);", index);
+	tr_line(g, "}");
+	tr_line(g, "%s", "");
+}
+
+/* hwtap_tracepoints[]: each kernel.trace probe's tracepoint and callback; how many. */
+int ptab_tracepoint_table(Gen *g, Session *s)
+{
+	int n = ptab_count(s, ptab_is_tracepoint);
+	if (!n)
+		return 0;
+	tr_line(g, "static struct hwtap_tracepoint hwtap_tracepoints[%d] = {", n);
+	for (int i = 0; i < s->probes.len; i++) {
+		Probe *p = s->probes.data[i];
+		if (!ptab_is_tracepoint(p))
+			continue;
+		const char *name = tracepoint_name(p, NULL);
+		Component *c = ((ProbePoint *)p->user_point)->comps.len > 1 ?
+			       ((ProbePoint *)p->user_point)->comps.data[1] : NULL;
+		tr_line(g, "	{");
+		/* one of a pattern's tracepoints this kernel lacks is skipped with a warning */
+		choice_fields(g, s, p, tracepoint_index, c && c->arg && c->arg->kind == N_STR &&
+			      strpbrk(c->arg->str, "*?"));
+		tr_line(g, "		.name = %s, .callback = tp_%d,", tr_c_string(name, strlen(name)), i);
+		tr_line(g, "	},");
+	}
+	tr_line(g, "};");
+	tr_line(g, "%s", "");
+	return n;
+}
+
 /* ---- process probes: uprobes (runtime/uprobes.c) -------------------------------------- */
 
 /* hwtap_uprobes[]: each process probe's file, offset and handler; how many entries. */
@@ -479,7 +540,8 @@ static void process_var_list_c(Gen *g, StrBuf *sb, Node *n)
 {
 	char *format;
 	Vec args = {0};
-	if (!process_var_list(g->probe, n, &format, &args))
+	if (!(ptab_is_process(g->probe) ? process_var_list(g->probe, n, &format, &args) :
+	      kernel_var_list(g->s, g->probe, n, &format, &args)))
 		unreachable();
 	Node call = {.kind = N_CALL, .tok = n->tok, .name = "sprintf", .type = TY_STRING};
 	Node fmt = {.kind = N_STR, .tok = n->tok, .type = TY_STRING, .str = format,
@@ -490,12 +552,20 @@ static void process_var_list_c(Gen *g, StrBuf *sb, Node *n)
 	tr_print(g, sb, &call, find_builtin("sprintf"));
 }
 
-/* A process probe's $var... or &$var...: the C dwarf.c made in pass 2, its index
- * expressions filled in; a read fault leaves the handler with SystemTap's error. */
+/* A process, kernel.function or kernel.trace probe's $var... or &$var...: the C dwarf.c
+ * or btf.c made in pass 2, its index expressions filled in; a read fault leaves the
+ * handler with SystemTap's error. */
 void ptab_process_target(Gen *g, StrBuf *sb, Node *n)
 {
 	if (n->kind == N_TARGET && !strncmp(n->name, "$$", 2)) {
-		process_var_list_c(g, sb, n);
+		const char *system, *name = ptab_is_tracepoint(g->probe) ?
+					    tracepoint_name(g->probe, &system) : NULL;
+		if (name && !strcmp(n->name, "$$name"))
+			sb_puts(sb, tr_c_string(name, strlen(name)));
+		else if (name && !strcmp(n->name, "$$system"))
+			sb_puts(sb, tr_c_string(system, strlen(system)));
+		else
+			process_var_list_c(g, sb, n);
 		return;
 	}
 	UTarget *t = n->plan;

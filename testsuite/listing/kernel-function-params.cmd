@@ -1,2 +1,2 @@
-# a kernel function from the target kernel's BTF, with its parameters
+# a kernel function from the target kernel's BTF, with its parameters and their types
 -L 'kernel.function("vfs_read")'

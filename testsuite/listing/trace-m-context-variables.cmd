@@ -1,2 +1,2 @@
 # kernel.trace("mce:mce_record") and its arguments; $m's members are $m->NAME
--L 'kernel.trace("*:m*")'
+-L 'kernel.trace("mce:m*")'

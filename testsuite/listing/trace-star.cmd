@@ -1,2 +1,3 @@
-# kernel.trace's hardware-error tracepoints
--l 'kernel.trace("*")'
+# kernel.trace's hardware-error tracepoints, decoded (probe_ras.c), each listed once among
+# the system's others
+-l 'kernel.trace("ras:*")'

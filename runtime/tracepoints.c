@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tracepoints.c - kernel.trace("SYSTEM:NAME") probes on any tracepoint of the kernel:
+ * each one watched, by name, from the start of the session to its stop. Included by the
+ * generated module.c after session.h (and perf.c, when there are counters).
+ *
+ * The generated code writes for each probe a callback with the tracepoint's arguments,
+ * each as an unsigned long (they are pointers and integers, passed in registers or 8-byte
+ * stack slots on the 64-bit machines hwtap builds for; pass 2 refused a tracepoint with a
+ * structure passed by value), which hands them to the probe's handler as u64 args[]; the
+ * handler cuts each to its type's size (translator/btf.c). Then
+ *
+ *   _hwtap_tracepoints_start(table, n)   from hwtap_start(): 0, or -errno after saying
+ *                                        which point failed and why ('?' and '!' as
+ *                                        choice.h decides); nothing is left watched then
+ *   _hwtap_tracepoints_stop(table, n)    from hwtap_stop(): once it returns no callback
+ *                                        of the table runs or will run
+ *
+ * The names are found in one walk over the kernel's tracepoints (a glob's hundreds are
+ * looked up in a sorted index, not one walk each). Callbacks run where the kernel fires
+ * the tracepoint, with preemption disabled: in tasks, interrupts and NMI.
+ */
+#ifndef HWTAP_TRACEPOINTS_C
+#define HWTAP_TRACEPOINTS_C
+
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/bsearch.h>
+#include <linux/tracepoint.h>
+
+#include "choice.h"
+
+struct hwtap_tracepoint {
+	struct hwtap_choice c;		/* first: choice.h walks the table */
+	/* set by the generated code */
+	const char *name;		/* "sched_switch" */
+	void *callback;
+	/* the runtime's */
+	struct tracepoint *tp;		/* found, and watched while c.created */
+};
+
+struct _hwtap_tp_index {
+	struct hwtap_tracepoint **by_name;
+	int n;
+};
+
+static int _hwtap_tp_cmp(const void *a, const void *b)
+{
+	return strcmp((*(struct hwtap_tracepoint *const *)a)->name,
+		      (*(struct hwtap_tracepoint *const *)b)->name);
+}
+
+static int _hwtap_tp_key(const void *key, const void *elt)
+{
+	return strcmp(key, (*(struct hwtap_tracepoint *const *)elt)->name);
+}
+
+/* for_each_kernel_tracepoint(): each table entry named as TP (a name may be probed by
+ * several) gets it. */
+static void _hwtap_tp_found(struct tracepoint *tp, void *priv)
+{
+	struct _hwtap_tp_index *ix = priv;
+	struct hwtap_tracepoint **at = bsearch(tp->name, ix->by_name, ix->n,
+					       sizeof(*ix->by_name), _hwtap_tp_key);
+
+	if (!at)
+		return;
+	while (at > ix->by_name && !strcmp(at[-1]->name, tp->name))
+		at--;
+	for (; at < ix->by_name + ix->n && !strcmp((*at)->name, tp->name); at++)
+		(*at)->tp = tp;
+}
+
+static void _hwtap_tracepoints_stop(struct hwtap_tracepoint *table, int n)
+{
+	bool any = false;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (!table[i].c.created)
+			continue;
+		tracepoint_probe_unregister(table[i].tp, table[i].callback, &table[i]);
+		table[i].c.created = false;
+		any = true;
+	}
+	if (any)
+		tracepoint_synchronize_unregister();	/* the callbacks running are done */
+}
+
+static int _hwtap_tracepoints_start(struct hwtap_tracepoint *table, int n)
+{
+	const size_t size = sizeof(*table);
+	struct _hwtap_tp_index ix = { .n = n };
+	int i, rc = 0;
+
+	ix.by_name = kmalloc_array(n, sizeof(*ix.by_name), GFP_KERNEL);
+	if (!ix.by_name)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		ix.by_name[i] = &table[i];
+	sort(ix.by_name, n, sizeof(*ix.by_name), _hwtap_tp_cmp, NULL);
+	for_each_kernel_tracepoint(_hwtap_tp_found, &ix);
+	kfree(ix.by_name);
+
+	for (i = 0; i < n; i++) {
+		struct hwtap_tracepoint *t = &table[i];
+
+		if (_hwtap_choice_replacement(table, size, i)) {
+			t->c.skipped = true;
+			continue;
+		}
+		if (!t->tp)
+			rc = _hwtap_choice_failed(&t->c, -ENOENT, "this kernel has no %s "
+						  "tracepoint", t->name);
+		else if ((rc = tracepoint_probe_register(t->tp, t->callback, t)))
+			rc = _hwtap_choice_failed(&t->c, rc, "cannot watch the %s tracepoint "
+						  "(%d)", t->name, rc);
+		else
+			t->c.created = true;
+		if (rc && !t->c.optional) {
+			_hwtap_tracepoints_stop(table, n);
+			return rc;
+		}
+		rc = 0;
+	}
+	_hwtap_choice_report(table, size, n);
+	return 0;
+}
+
+#endif /* HWTAP_TRACEPOINTS_C */

@@ -4,7 +4,8 @@
  *
  * Which BTF: the running kernel's /sys/kernel/btf/vmlinux when it is the target; else the
  * target kernel's own vmlinux (the guest's: guest_kernel_vmlinux() extracts it from
- * /boot/vmlinuz-RELEASE into the cache once, as for booting it). Read once per session.
+ * /boot/vmlinuz-RELEASE into the cache once, as for booting it), or for arm64 the blob
+ * inside its Image. Read once per session.
  */
 #include "hwtap.h"
 
@@ -26,6 +27,46 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The BTF inside RELEASE's kernel image for ARCH, an arm64 Image booted as it is (no ELF
+ * sections to name it): the blob that starts with BTF's magic and a header whose parts fit
+ * where they say, parsed whole. NULL and *WHY when there is none. */
+static struct btf *image_btf(const GuestArch *a, const char *release, const char **why)
+{
+	char *root = guest_arch_root(a);
+	char *path = xformat("%s/boot/vmlinuz-%s", root ? root : "", release);
+	free(root);
+	FILE *f = fopen(path, "rb");
+	StrBuf img = {0};
+	char buf[1 << 16];
+	size_t n;
+	while (f && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sb_putn(&img, buf, n);
+	if (f)
+		fclose(f);
+	*why = f ? "its kernel image has no BTF (CONFIG_DEBUG_INFO_BTF)" :
+		   "its kernel image cannot be read";
+	const unsigned char magic[] = {0x9f, 0xeb, 0x01};      /* 0xeb9f, version 1 */
+	for (size_t i = 0; img.len >= 24 && i + 24 <= img.len; i++) {
+		const unsigned char *p = memchr(img.buf + i, magic[0], img.len - 24 - i + 1);
+		if (!p)
+			break;
+		i = p - (const unsigned char *)img.buf;
+		if (memcmp(p, magic, sizeof(magic)))
+			continue;
+		uint32_t h[6];
+		memcpy(h, p + 4, sizeof(uint32_t) * 5);
+		/* hdr_len, type_off, type_len, str_off, str_len: types, then strings */
+		uint64_t size = (uint64_t)h[0] + h[3] + h[4];
+		if (h[0] != 24 || h[1] != 0 || h[3] != h[2] || size > img.len - i)
+			continue;
+		struct btf *btf = btf__new(p, size);
+		if (btf && btf__type_cnt(btf) > 1000)
+			return btf;
+		btf__free(btf);
+	}
+	return NULL;
+}
+
 static KBtf *load(Session *s, const char **why)
 {
 	struct utsname u;
@@ -34,8 +75,12 @@ static KBtf *load(Session *s, const char **why)
 	bool here = !s->target_arch && !uname(&u) && !strcmp(u.release, s->kernel_release);
 	if (here)
 		btf = btf__parse("/sys/kernel/btf/vmlinux", NULL);
-	if (!btf) {
-		const GuestArch *a = s->target_arch ? s->target_arch : guest_host_arch();
+	const GuestArch *a = s->target_arch ? s->target_arch : guest_host_arch();
+	if (!btf && a && !a->pvh) {
+		btf = image_btf(a, s->kernel_release, why);
+		if (!btf)
+			return NULL;
+	} else if (!btf) {
 		char *vmlinux = a ? guest_kernel_vmlinux(a, s->kernel_release, stderr, why) : NULL;
 		if (!vmlinux)
 			return NULL;

@@ -414,14 +414,57 @@ static bool kfinish(KBtf *k, KPlace *pl, bool address)
 	return true;
 }
 
+/* The struct, union, typedef or integer type NAME of the kernel ("task_struct", "struct
+ * file", "unsigned int"): its id, or 0. */
+int kbtf_named_type(KBtf *k, const char *name)
+{
+	static const struct {
+		const char *prefix;
+		int kind;
+	} kinds[] = {{"struct ", BTF_KIND_STRUCT}, {"union ", BTF_KIND_UNION},
+		     {"", BTF_KIND_STRUCT}, {"", BTF_KIND_UNION}, {"", BTF_KIND_TYPEDEF},
+		     {"", BTF_KIND_INT}};
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		size_t n = strlen(kinds[i].prefix);
+		if (strncmp(name, kinds[i].prefix, n))
+			continue;
+		int id = btf__find_by_name_kind(k->btf, name + n, kinds[i].kind);
+		if (id > 0)
+			return id;
+	}
+	return 0;
+}
+
 UTarget *kbtf_target(KBtf *k, int type_id, const char *value, Node *n, bool address,
 		     const char **why, Token **where)
 {
 	UTarget *t = xalloc(sizeof(*t));
-	KPlace pl = {.value = (char *)value, .type = type_id, .t = t,
-		     .var = xstrndup(n->name, 1 + strcspn(n->name + 1, "$"))};
+	bool cast = n->kind == N_AT_CAST;
+	/* @cast(p, "T"): the T at address p; $var: a register's value of its type */
+	KPlace pl = {.value = cast ? NULL : (char *)value, .addr = cast ? (char *)value : NULL,
+		     .type = type_id, .t = t,
+		     .var = cast ? xformat("@cast(..., \"%s\")", n->args.len ?
+					   ((Node *)n->args.data[0])->str : "") :
+			    xstrndup(n->name, 1 + strcspn(n->name + 1, "$"))};
+	int first = 0;
+	if (cast) {
+		vec_push(&t->indexes, n->lhs);      /* \0010\002: the address */
+		TargetComp *tc = n->comps.len ? n->comps.data[0] : NULL;
+		if (tc && tc->kind == TC_INDEX) {
+			/* @cast(p, "T")[i]: p as an array of T (@cast_sizeof: &@cast(0, T)[1]) */
+			long long size = btf__resolve_size(k->btf, type_id);
+			if (size <= 0) {
+				*why = xformat("%s has no size", pl.var);
+				*where = tc->tok;
+				return NULL;
+			}
+			vec_push(&t->indexes, tc->index);
+			pl.addr = xformat("(%s + (unsigned long)(\0011\002) * %lld)", value, size);
+			first = 1;
+		}
+	}
 	*where = n->tok;
-	for (int i = 0; i < n->comps.len; i++) {
+	for (int i = first; i < n->comps.len; i++) {
 		TargetComp *tc = n->comps.data[i];
 		*where = tc->tok;
 		if (!(tc->kind == TC_FIELD ? kfield(k, &pl, tc) : kindex(k, &pl, tc))) {

@@ -532,6 +532,7 @@ bool kbtf_params_fit(KBtf *k, const char *func, int skip, const char **bad);
 UTarget *kbtf_target(KBtf *k, int type_id, const char *value, Node *n, bool address,
 		     const char **why, Token **where);
 void kbtf_tracepoints(KBtf *k, Vec *out);        /* every tracepoint's name, sorted */
+int kbtf_named_type(KBtf *k, const char *name);  /* "task_struct": its id, or 0 */
 char *kbtf_traceiter(const char *tracepoint);    /* the function whose parameters it has */
 void kbtf_close(Session *s);                    /* frees it (uprog_close_all) */
 

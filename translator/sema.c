@@ -745,6 +745,59 @@ bool logical_rhs_dead(Node *n)
 	       ((!strcmp(n->op, "&&") && !v) || (!strcmp(n->op, "||") && v));
 }
 
+/* @cast(p, "TYPE"[, "kernel"])->member...: the kernel's TYPE at address p, its members
+ * read through the kernel's BTF (AT: the '&' over it, or N). */
+static Type walk_cast(Ctx *c, Node *n, Node *at)
+{
+	bool report = c->report && !c->in_defined;
+	walk(c, n->lhs, TY_LONG);
+	for (int i = 0; i < n->comps.len; i++) {
+		TargetComp *tc = n->comps.data[i];
+		if (tc->kind == TC_INDEX)
+			walk(c, tc->index, TY_LONG);
+	}
+	at->plan = NULL;
+	const char *type = ((Node *)n->args.data[0])->str, *why;
+	const char *mod = n->args.len > 1 ? ((Node *)n->args.data[1])->str : "kernel";
+	/* "kernel", "kernel<linux/sched.h>", a module ("ext4": the types it shares with the
+	 * kernel), alternatives "A:B"; not a program's path or header ("<stdio.h>") */
+	bool kernel = false;
+	for (const char *m = mod; *m; m += strcspn(m, ":"), m += *m == ':')
+		kernel |= (!strncmp(m, "kernel", 6) && strchr(":<", m[6])) ||
+			  (*m != '/' && *m != '<' && *m != '.' && !strpbrk(m, "/<"));
+	if (!kernel) {
+		if (report)
+			error_at(((Node *)n->args.data[1])->tok, "@cast(..., \"%s\", \"%s\"): hwtap "
+				 "casts to the kernel's types only (its BTF): a program's need its "
+				 "DWARF", type, mod);
+		return TY_UNKNOWN;
+	}
+	KBtf *k = kbtf(c->s, &why);
+	if (!k) {
+		if (report)
+			error_at(n->tok, "@cast(..., \"%s\"): no BTF for kernel %s (%s)", type,
+				 c->s->kernel_release, why ? why : "not found");
+		return TY_UNKNOWN;
+	}
+	int id = kbtf_named_type(k, type);
+	if (!id) {
+		if (report)
+			error_at(((Node *)n->args.data[0])->tok, "@cast(..., \"%s\"): the kernel "
+				 "has no type '%s' (a struct, union, typedef or integer type of its BTF)", type, type);
+		return TY_UNKNOWN;
+	}
+	Token *where;
+	at->plan = kbtf_target(k, id, "(\0010\002)", n, at != n, &why, &where);
+	if (!at->plan) {
+		if (report)
+			error_at(where, "%s", why);
+		return TY_UNKNOWN;
+	}
+	if (at == n && c->lvalue && report)
+		error_at(n->tok, "'@cast' is read-only");
+	return ((UTarget *)at->plan)->type;
+}
+
 static Type walk_hist(Ctx *c, Node *n)
 {
 	Type t = walk(c, n->lhs, TY_STATS);
@@ -972,10 +1025,10 @@ static Type walk_at(Ctx *c, Node *n)
 				return TY_UNKNOWN;
 			return walk_target(c, n);
 		}
-		/* fall through */
-	case N_AT_CAST:
 		unsupported(c, n, xformat("'%s'", n->op));
 		return TY_UNKNOWN;
+	case N_AT_CAST:
+		return walk_cast(c, n, n);
 	default:
 		if (c->report)
 			error_at(n->tok, "'%s' is not supported by hwtap", n->op);
@@ -1010,8 +1063,11 @@ static Type walk(Ctx *c, Node *n, Type want)
 			t = walk_typed_target(c, n->lhs, n);
 			break;
 		}
-		unsupported(c, n, n->lhs->kind == N_AT_CAST || n->lhs->kind == N_AT_VAR ?
-			    xformat("'%s'", n->lhs->op) : "'&'");
+		if (n->lhs->kind == N_AT_CAST) {
+			t = walk_cast(c, n->lhs, n);
+			break;
+		}
+		unsupported(c, n, n->lhs->kind == N_AT_VAR ? xformat("'%s'", n->lhs->op) : "'&'");
 		return TY_UNKNOWN;
 	case N_AT_OP:
 	case N_AT_DEFINED:

@@ -560,6 +560,9 @@ void tr_expr(Gen *g, StrBuf *sb, Node *n)
 	case N_AT_ENTRY:
 		ptab_process_entry(g, sb, n);
 		return;
+	case N_AT_CAST:                 /* the kernel's type through BTF (pass 2's plan) */
+		ptab_process_target(g, sb, n);
+		return;
 	case N_ADDR:
 		if (g->probe && n->plan) {      /* &$var: process, kernel.function, kernel.trace */
 			ptab_process_target(g, sb, n);

@@ -1,2 +1,2 @@
-# the points of one component: begin, end, error, never
+# the points of one component: begin, end, error, never, the tapset's syscall_any ...
 -l '*'

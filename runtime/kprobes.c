@@ -20,7 +20,10 @@
  *
  * Handlers run where the function runs: process context, interrupts, NMI for a function
  * called there; the kernel runs them with preemption disabled and keeps them from
- * recursing (a kprobe hit in a handler is missed, not run).
+ * recursing (a kprobe hit in a handler is missed, not run). A .return probe's @entry
+ * values (a parameter read at the return is its value at the call) are computed by the
+ * kretprobe's entry handler into the call's own return instance, so calls nested,
+ * recursive or on other CPUs each keep theirs.
  */
 #ifndef HWTAP_KPROBES_C
 #define HWTAP_KPROBES_C
@@ -39,6 +42,11 @@ struct hwtap_kprobe {
 	const char *symbol;		/* "vfs_read", "ext4:ext4_file_read_iter" */
 	bool ret;			/* a kretprobe: .return */
 	void (*fire)(struct pt_regs *regs);
+	/* a .return probe with @entry: ENTRY keeps the values at the call in its return
+	 * instance's DATA_SIZE bytes, FIRE_DATA runs at the return with them */
+	void (*entry)(struct pt_regs *regs, void *data);
+	void (*fire_data)(struct pt_regs *regs, void *data);
+	size_t data_size;
 	/* the runtime's */
 	struct kprobe kp;
 	struct kretprobe krp;
@@ -59,7 +67,21 @@ static int _hwtap_kretprobe_hit(struct kretprobe_instance *ri, struct pt_regs *r
 {
 	struct hwtap_kprobe *k = container_of(get_kretprobe(ri), struct hwtap_kprobe, krp);
 
-	k->fire(regs);
+	if (k->fire_data)
+		k->fire_data(regs, ri->data);
+	else
+		k->fire(regs);
+	return 0;
+}
+
+/* At the call of a .return probe's function: its @entry values into the instance, which
+ * its first word marks kept (the generated code sets it once they all are). */
+static int _hwtap_kretprobe_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct hwtap_kprobe *k = container_of(get_kretprobe(ri), struct hwtap_kprobe, krp);
+
+	*(int64_t *)ri->data = 0;
+	k->entry(regs, ri->data);
 	return 0;
 }
 
@@ -162,6 +184,10 @@ static int _hwtap_kprobes_start(struct hwtap_kprobe *table, int n)
 			k->krp.kp.symbol_name = k->symbol;
 			k->krp.handler = _hwtap_kretprobe_hit;
 			k->krp.maxactive = HWTAP_KRETPROBE_INSTANCES;
+			if (k->entry) {
+				k->krp.entry_handler = _hwtap_kretprobe_entry;
+				k->krp.data_size = k->data_size;
+			}
 			rc = register_kretprobe(&k->krp);
 		} else {
 			k->kp.symbol_name = k->symbol;

@@ -449,7 +449,8 @@ static void collect_entries(USite *site, Node *n, Vec *out)
 	if (!n)
 		return;
 	if (n->kind == N_TARGET && !strncmp(n->name, "$$", 2)) {
-		entry_var_list(site, n, out);
+		if (site)               /* (a kernel function's: its parameters are not kept) */
+			entry_var_list(site, n, out);
 		return;
 	}
 	if (n->kind == N_TARGET && strcmp(n->name, "$return") && strncmp(n->name, "$$", 2)) {
@@ -479,9 +480,15 @@ static void collect_entries(USite *site, Node *n, Vec *out)
  * expressions; the runtime keeps their values for the call's return (uprobes.c). */
 void process_entry_probe(Session *s, Probe *ret)
 {
+	bool kernel = ret->family == &kernel_family;
 	USite *site = ret->family == &process_family ? process_site(ret) : NULL;
-	if (!site || !site->ret)
+	if (kernel) {
+		ProbePoint *rp = ret->points.data[0];
+		if (strcmp(((Component *)rp->comps.data[rp->comps.len - 1])->name, "return"))
+			return;
+	} else if (!site || !site->ret) {
 		return;
+	}
 	collect_entries(site, ret->body, &ret->entries);
 	if (!ret->entries.len)
 		return;
@@ -492,21 +499,24 @@ void process_entry_probe(Session *s, Probe *ret)
 	e->locals = (Vec){0};
 	e->entry_for = ret;
 	e->derivation = xformat("@entry of %s", ret->derivation);
-	USite *at = xalloc(sizeof(*at));
-	*at = *site;
-	at->ret = false;
-	at->pc = site->func->body;
 	ProbePoint *pp = xalloc(sizeof(*pp));
 	*pp = *(ProbePoint *)ret->points.data[0];
 	pp->cond = NULL;
-	pp->site = at;
 	pp->comps = (Vec){0};       /* the point without .return */
 	ProbePoint *rp = ret->points.data[0];
 	for (int i = 0; i < rp->comps.len - 1; i++)
 		vec_push(&pp->comps, rp->comps.data[i]);
 	vec_push(&e->points, pp);
-	if (!uprog_offset(site->prog, at->pc, &at->offset))
-		unreachable();      /* the body is in the function, whose entry was found */
+	if (site) {
+		USite *at = xalloc(sizeof(*at));
+		*at = *site;
+		at->ret = false;
+		at->pc = site->func->body;
+		pp->site = at;
+		if (!uprog_offset(site->prog, at->pc, &at->offset))
+			unreachable();  /* the body is in the function, whose entry was found */
+	}
+	/* a kernel function's: run by its kretprobe's entry handler (runtime/kprobes.c) */
 	Node *body = new_node(N_BLOCK, ret->body->tok);
 	for (int i = 0; i < ret->entries.len; i++) {
 		Node *entry = ret->entries.data[i];

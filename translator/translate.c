@@ -881,6 +881,8 @@ static void probe_handler(Gen *g, Probe *p, int index, StrBuf *frames)
 			index);
 	else if (ptab_is_tracepoint(p))
 		tr_line(g, "static void probe_%d(struct pt_regs *regs, const u64 *args)", index);
+	else if (ptab_is_kentry(p))
+		tr_line(g, "static void probe_%d(struct pt_regs *regs, void *kdata)", index);
 	else
 		tr_line(g, "static void probe_%d(struct pt_regs *regs)", index);
 	tr_line(g, "{");
@@ -1188,7 +1190,7 @@ static void prologue(Gen *g, Session *s, const char *name)
 		tr_line(g, "#include \"runtime/uprobes.c\"");
 	if (ptab_count(s, ptab_is_task))
 		tr_line(g, "#include \"runtime/tasks.c\"");
-	if (ptab_count(s, ptab_is_kprobe))
+	if (ptab_kprobe_count(s))
 		tr_line(g, "#include \"runtime/kprobes.c\"");
 	if (ptab_count(s, ptab_is_tracepoint))
 		tr_line(g, "#include \"runtime/tracepoints.c\"");

@@ -135,6 +135,18 @@ bool ptab_is_tracepoint(Probe *p)
 	return p->family == &tracepoint_family;
 }
 
+bool ptab_is_kentry(Probe *p)
+{
+	return p->family == &kernel_family && (p->entry_for || p->entry_probe);
+}
+
+/* A kprobe of hwtap_kprobes[]: not a kernel .return probe's @entry companion, which its
+ * kretprobe's entry handler runs. */
+static bool in_kprobe_table(Probe *p)
+{
+	return ptab_is_kprobe(p) && !(p->family == &kernel_family && p->entry_for);
+}
+
 /* How many of S's probes IS says are of a family. */
 int ptab_count(Session *s, bool (*is)(Probe *p))
 {
@@ -419,20 +431,35 @@ static int kprobe_index(Session *s, Probe *p)
 {
 	int n = 0;
 	for (int i = 0; i < s->probes.len && s->probes.data[i] != p; i++)
-		n += ptab_is_kprobe(s->probes.data[i]);
+		n += in_kprobe_table(s->probes.data[i]);
 	return n;
+}
+
+int ptab_kprobe_count(Session *s)
+{
+	return ptab_count(s, in_kprobe_table);
+}
+
+static char *kentry_size(Probe *ret);
+
+static int probe_number(Session *s, Probe *p)
+{
+	for (int i = 0; i < s->probes.len; i++)
+		if (s->probes.data[i] == p)
+			return i;
+	unreachable();
 }
 
 /* hwtap_kprobes[]: each kprobe probe's symbol, kind and handler; how many entries. */
 int ptab_kprobe_table(Gen *g, Session *s)
 {
-	int n = ptab_count(s, ptab_is_kprobe);
+	int n = ptab_kprobe_count(s);
 	if (!n)
 		return 0;
 	tr_line(g, "static struct hwtap_kprobe hwtap_kprobes[%d] = {", n);
 	for (int i = 0; i < s->probes.len; i++) {
 		Probe *p = s->probes.data[i];
-		if (!ptab_is_kprobe(p))
+		if (!in_kprobe_table(p))
 			continue;
 		bool ret;
 		const char *sym = kprobe_symbol(p, &ret);
@@ -444,8 +471,13 @@ int ptab_kprobe_table(Gen *g, Session *s)
 				!strcmp(((Component *)up->comps.data[0])->name, "kernel") ?
 				up->comps.data[1] : NULL;
 		choice_fields(g, s, p, kprobe_index, fc && fc->arg && strpbrk(fc->arg->str, "*?["));
-		tr_line(g, "		.symbol = %s, .ret = %s, .fire = probe_%d,",
-			tr_c_string(sym, strlen(sym)), ret ? "true" : "false", i);
+		if (p->entry_probe)     /* @entry: kept in the kretprobe's instances */
+			tr_line(g, "		.symbol = %s, .ret = true, .fire_data = probe_%d, "
+				".entry = probe_%d, .data_size = %s,", tr_c_string(sym, strlen(sym)),
+				i, probe_number(s, p->entry_probe), kentry_size(p));
+		else
+			tr_line(g, "		.symbol = %s, .ret = %s, .fire = probe_%d,",
+				tr_c_string(sym, strlen(sym)), ret ? "true" : "false", i);
 		tr_line(g, "	},");
 	}
 	tr_line(g, "};");
@@ -650,7 +682,7 @@ static int uentries_index(Session *s, Probe *p)
 		Probe *q = s->probes.data[i];
 		if (q == ret)
 			return n;
-		n += q->entry_probe != NULL;
+		n += ptab_is_process(q) && q->entry_probe != NULL;
 	}
 	unreachable();
 }
@@ -659,7 +691,8 @@ int ptab_uentries_count(Session *s)
 {
 	int n = 0;
 	for (int i = 0; i < s->probes.len; i++)
-		n += ((Probe *)s->probes.data[i])->entry_probe != NULL;
+		n += ptab_is_process(s->probes.data[i]) &&
+		     ((Probe *)s->probes.data[i])->entry_probe != NULL;
 	return n;
 }
 
@@ -723,10 +756,48 @@ static char *entry_args(Probe *p)
 		       strs ? "c->base.uentry_str" : "NULL", strs);
 }
 
+/* A kernel .return probe's kretprobe instance data: a word set once the values are kept,
+ * the numbers, the strings (runtime/kprobes.c). */
+static char *kentry_size(Probe *ret)
+{
+	return xformat("%d * sizeof(int64_t) + %d * MAXSTRINGLEN", 1 + entry_slot(ret, NULL, false),
+		       entry_slot(ret, NULL, true));
+}
+
+/* Between the context and the instance data KDATA: "to" the instance (in the companion,
+ * which marks it kept) or from it (in the .return probe: zeros if the companion did not
+ * run for this call, a missed hit or a failed expression). */
+static void kentry_copy(Gen *g, Probe *ret, bool to)
+{
+	int nums = entry_slot(ret, NULL, false), strs = entry_slot(ret, NULL, true);
+	tr_line(g, "{");
+	tr_line(g, "\tint64_t *kd = kdata;");
+	if (!to)
+		tr_line(g, "\tbool kept = kd[0];");
+	for (int i = 0; i < nums; i++)
+		tr_line(g, to ? "\tkd[%d] = c->base.uentry[%d];" :
+			"\tc->base.uentry[%2$d] = kept ? kd[%1$d] : 0;", 1 + i, i);
+	for (int i = 0; i < strs; i++) {
+		char *at = xformat("(char *)(kd + %d) + %d * MAXSTRINGLEN", 1 + nums, i);
+		if (to)
+			tr_line(g, "\tstrscpy(%s, c->base.uentry_str[%d], MAXSTRINGLEN);", at, i);
+		else
+			tr_line(g, "\tstrscpy(c->base.uentry_str[%d], kept ? %s : \"\", MAXSTRINGLEN);",
+				i, at);
+	}
+	if (to)
+		tr_line(g, "\tkd[0] = 1;");
+	tr_line(g, "}");
+}
+
 void ptab_process_prologue(Gen *g, Probe *p)
 {
 	if (!p->entry_probe)
 		return;
+	if (p->family == &kernel_family) {
+		kentry_copy(g, p, false);
+		return;
+	}
 	/* after a return, the stack pointer is the frame's CFA, the key it was kept under */
 	tr_line(g, "_hwtap_uentry_pop(%d, user_stack_pointer(regs), %s);",
 		uentries_index(g->s, p), entry_args(p));
@@ -736,6 +807,10 @@ void ptab_process_epilogue(Gen *g, Probe *p)
 {
 	if (!p->entry_for)
 		return;
+	if (p->family == &kernel_family) {
+		kentry_copy(g, p->entry_for, true);
+		return;
+	}
 	USite *site = process_site(p);
 	const char *why = NULL;
 	char *cfa = dwarf_cfa(site->prog, site->func, site->pc, &why);

@@ -633,6 +633,7 @@ int elaborate(Session *s);                /* 0, or the number of errors */
 char *display_source(VEC(Symbol *) *syms);
 const Builtin *find_builtin(const char *name);
 bool is_print_builtin(const char *name);  /* print, printf, sprintf ... */
+void elide_unused(Session *s);           /* elide.c: drop dead stores of locals (pass 3) */
 void print_elaborated(FILE *out, Session *s);
 
 /* ---- format.c: printf's directives ------------------------------------------------------- */

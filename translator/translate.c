@@ -564,7 +564,7 @@ void tr_expr(Gen *g, StrBuf *sb, Node *n)
 		ptab_process_target(g, sb, n);
 		return;
 	case N_ADDR:
-		if (g->probe && n->plan) {      /* &$var: process, kernel.function, kernel.trace */
+		if (n->plan) {     /* &$var (process, kernel.function, kernel.trace), &@cast(...) */
 			ptab_process_target(g, sb, n);
 			return;
 		}
@@ -1223,6 +1223,7 @@ static void prologue(Gen *g, Session *s, const char *name)
 int translate(Session *s, const char *module_name, StrBuf *out)
 {
 	int errors = diag_errors;
+	elide_unused(s);        /* before the locks: an elided read of a global takes none */
 	lock_plan(s);
 	StrBuf head = {0}, body = {0}, frames = {0}, sites = {0};
 	Gen g = {.s = s, .out = &head, .sites = &sites};

@@ -28,6 +28,7 @@ struct hwtap_choice {
 	const int *unless;			/* entries (-1 ends) that make it needless */
 	/* the runtime's */
 	bool created, skipped;			/* at start: it runs; it was not needed */
+	bool deferred;				/* decided later (its module is not loaded) */
 	char why[256];				/* why it could not be created */
 };
 
@@ -70,7 +71,7 @@ static void _hwtap_choice_report(void *table, size_t size, int n)
 	for (i = 0; i < n; i++) {
 		struct hwtap_choice *c = _hwtap_choice_at(table, size, i), *instead = NULL;
 
-		if (c->created)
+		if (c->created || c->deferred)
 			continue;
 		if (c->skipped) {
 			instead = _hwtap_choice_replacement(table, size, i);

@@ -11,6 +11,12 @@
  *   _hwtap_kprobes_start(table, n)  from hwtap_start(), after the counters: 0, or -errno
  *                                after reporting which point failed; nothing is left
  *                                registered then
+ * A kernel module's function (module("M").function, .module set) follows the module: one
+ * not loaded at the start waits for it, placed when the module comes and removed when it
+ * goes, as often as it comes and goes (a module notifier; the kernel itself disarms a
+ * kprobe of a module that goes, but the probe must be removed before it can be placed in
+ * the module's next life).
+ *
  *   _hwtap_kprobes_stop(table, n)   from hwtap_stop(), before the counters: once it
  *                                returns no handler of the table runs or will run; the
  *                                hits the kernel missed (a kprobe hit inside another
@@ -29,6 +35,8 @@
 #define HWTAP_KPROBES_C
 
 #include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
 
 #include "choice.h"
 
@@ -40,6 +48,7 @@ struct hwtap_kprobe {
 	struct hwtap_choice c;		/* first: choice.h walks the table */
 	/* set by the generated code */
 	const char *symbol;		/* "vfs_read", "ext4:ext4_file_read_iter" */
+	const char *module;		/* a module's function that follows it: "ext4" */
 	bool ret;			/* a kretprobe: .return */
 	void (*fire)(struct pt_regs *regs);
 	/* a .return probe with @entry: ENTRY keeps the values at the call in its return
@@ -50,7 +59,13 @@ struct hwtap_kprobe {
 	/* the runtime's */
 	struct kprobe kp;
 	struct kretprobe krp;
+	long missed;			/* in the module's earlier lives */
 };
+
+/* The table whose module entries the notifier places and removes, under the mutex. */
+static struct hwtap_kprobe *_hwtap_kprobes_table;
+static int _hwtap_kprobes_n;
+static DEFINE_MUTEX(_hwtap_kprobes_lock);
 
 static int _hwtap_kprobe_hit(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -105,6 +120,12 @@ static const char *_hwtap_kprobe_reason(int rc)
 	}
 }
 
+/* K's hits missed so far. */
+static long _hwtap_kprobe_missed(struct hwtap_kprobe *k)
+{
+	return k->missed + (k->ret ? k->krp.nmissed + k->krp.kp.nmissed : k->kp.nmissed);
+}
+
 static void _hwtap_kprobe_unregister(struct hwtap_kprobe *k)
 {
 	if (!k->c.created)
@@ -115,6 +136,65 @@ static void _hwtap_kprobe_unregister(struct hwtap_kprobe *k)
 		unregister_kprobe(&k->kp);
 	k->c.created = false;
 }
+
+/* Places K (again: what an earlier registration set is cleared first); 0 or -errno. */
+static int _hwtap_kprobe_register(struct hwtap_kprobe *k)
+{
+	k->missed = _hwtap_kprobe_missed(k);
+	if (k->ret) {
+		memset(&k->krp, 0, sizeof(k->krp));
+		k->krp.kp.symbol_name = k->symbol;
+		k->krp.handler = _hwtap_kretprobe_hit;
+		k->krp.maxactive = HWTAP_KRETPROBE_INSTANCES;
+		if (k->entry) {
+			k->krp.entry_handler = _hwtap_kretprobe_entry;
+			k->krp.data_size = k->data_size;
+		}
+		return register_kretprobe(&k->krp);
+	}
+	memset(&k->kp, 0, sizeof(k->kp));
+	k->kp.symbol_name = k->symbol;
+	k->kp.pre_handler = _hwtap_kprobe_hit;
+	return register_kprobe(&k->kp);
+}
+
+/* A module comes or goes: its entries are placed or removed. */
+static int _hwtap_kprobes_module_event(struct notifier_block *nb, unsigned long state,
+				       void *data)
+{
+	struct module *mod = data;
+	int i, rc;
+
+	if (state != MODULE_STATE_COMING && state != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+	mutex_lock(&_hwtap_kprobes_lock);
+	for (i = 0; i < _hwtap_kprobes_n; i++) {
+		struct hwtap_kprobe *k = &_hwtap_kprobes_table[i];
+
+		if (!k->module || !k->c.deferred || strcmp(k->module, mod->name))
+			continue;
+		if (state == MODULE_STATE_GOING) {
+			_hwtap_kprobe_unregister(k);
+			continue;
+		}
+		if (k->c.created)
+			continue;
+		rc = _hwtap_kprobe_register(k);
+		if (rc)
+			_hwtap_warn("%s (%s): cannot probe %s as module %s loads: %s (%d)",
+				    k->c.point, k->c.where, k->symbol, k->module,
+				    _hwtap_kprobe_reason(rc), rc);
+		else
+			k->c.created = true;
+	}
+	mutex_unlock(&_hwtap_kprobes_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block _hwtap_kprobes_modules = {
+	.notifier_call = _hwtap_kprobes_module_event,
+};
+static bool _hwtap_kprobes_following;
 
 /* All of the table's at once: one wait for the handlers running, not one per probe (a
  * glob's hundreds); one by one if there is no memory for the lists. */
@@ -150,13 +230,19 @@ static void _hwtap_kprobes_stop(struct hwtap_kprobe *table, int n)
 	long missed = 0;
 	int i;
 
+	if (_hwtap_kprobes_following) {
+		unregister_module_notifier(&_hwtap_kprobes_modules);
+		_hwtap_kprobes_following = false;
+	}
+	mutex_lock(&_hwtap_kprobes_lock);
 	_hwtap_kprobes_unregister_all(table, n);
+	mutex_unlock(&_hwtap_kprobes_lock);
 	for (i = 0; i < n; i++) {
 		struct hwtap_kprobe *k = &table[i];
 		long m;
 
 		/* (0 for an entry never placed) */
-		m = k->ret ? k->krp.nmissed + k->krp.kp.nmissed : k->kp.nmissed;
+		m = _hwtap_kprobe_missed(k);
 		if (m)
 			_hwtap_warn("%s (%s): %ld hits missed (%s)", k->c.point, k->c.where, m,
 				    k->ret ? "returns with no kretprobe instance free, "
@@ -173,6 +259,18 @@ static int _hwtap_kprobes_start(struct hwtap_kprobe *table, int n)
 	const size_t size = sizeof(*table);
 	int i, rc;
 
+	_hwtap_kprobes_table = table;
+	_hwtap_kprobes_n = n;
+	for (i = 0; i < n && !_hwtap_kprobes_following; i++) {
+		if (!table[i].module)
+			continue;
+		/* first: a module that loads while the others are placed is seen */
+		rc = register_module_notifier(&_hwtap_kprobes_modules);
+		if (rc)
+			return rc;
+		_hwtap_kprobes_following = true;
+	}
+	mutex_lock(&_hwtap_kprobes_lock);
 	for (i = 0; i < n; i++) {
 		struct hwtap_kprobe *k = &table[i];
 
@@ -180,31 +278,28 @@ static int _hwtap_kprobes_start(struct hwtap_kprobe *table, int n)
 			k->c.skipped = true;
 			continue;
 		}
-		if (k->ret) {
-			k->krp.kp.symbol_name = k->symbol;
-			k->krp.handler = _hwtap_kretprobe_hit;
-			k->krp.maxactive = HWTAP_KRETPROBE_INSTANCES;
-			if (k->entry) {
-				k->krp.entry_handler = _hwtap_kretprobe_entry;
-				k->krp.data_size = k->data_size;
-			}
-			rc = register_kretprobe(&k->krp);
-		} else {
-			k->kp.symbol_name = k->symbol;
-			k->kp.pre_handler = _hwtap_kprobe_hit;
-			rc = register_kprobe(&k->kp);
-		}
+		rc = _hwtap_kprobe_register(k);
 		if (!rc) {
 			k->c.created = true;
+			k->c.deferred = k->module != NULL;
+			continue;
+		}
+		if (rc == -ENOENT && k->module) {
+			/* its module is not loaded (pass 2 found the function in its BTF) */
+			k->c.deferred = true;
+			_hwtap_note("%s (%s) waits for module %s", k->c.point, k->c.where,
+				    k->module);
 			continue;
 		}
 		rc = _hwtap_choice_failed(&k->c, rc, "cannot probe %s: %s (%d)", k->symbol,
 					  _hwtap_kprobe_reason(rc), rc);
 		if (!k->c.optional) {
+			mutex_unlock(&_hwtap_kprobes_lock);
 			_hwtap_kprobes_stop(table, n);
 			return rc;
 		}
 	}
+	mutex_unlock(&_hwtap_kprobes_lock);
 	_hwtap_choice_report(table, size, n);
 	return 0;
 }

@@ -11,7 +11,9 @@
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/utsname.h>
 
@@ -20,6 +22,8 @@
 struct KBtf {
 	struct btf *btf;
 	VEC(char *) funcs;               /* sorted, each once */
+	const char *module;              /* a module's (split on the kernel's), or NULL */
+	const char *why;                 /* a module's: why it has none (btf NULL) */
 };
 
 static int by_name(const void *a, const void *b)
@@ -67,6 +71,8 @@ static struct btf *image_btf(const GuestArch *a, const char *release, const char
 	return NULL;
 }
 
+static KBtf *kbtf_wrap(struct btf *btf, int first);
+
 static KBtf *load(Session *s, const char **why)
 {
 	struct utsname u;
@@ -91,10 +97,16 @@ static KBtf *load(Session *s, const char **why)
 			return NULL;
 		}
 	}
+	return kbtf_wrap(btf, 1);
+}
+
+/* BTF as a KBtf, its functions from type FIRST on listed. */
+static KBtf *kbtf_wrap(struct btf *btf, int first)
+{
 	KBtf *k = xalloc(sizeof(*k));
 	k->btf = btf;
 	int n = btf__type_cnt(btf);
-	for (int id = 1; id < n; id++) {
+	for (int id = first; id < n; id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
 		if (btf_kind(t) == BTF_KIND_FUNC)
 			vec_push(&k->funcs, (void *)btf__name_by_offset(btf, t->name_off));
@@ -524,10 +536,113 @@ int kbtf_nparams(KBtf *k, const char *func)
 	return t ? btf_vlen(t) : 0;
 }
 
+/* ---- modules: their BTF split on the kernel's, from their .ko ------------------------ */
+
+/* "mce-inject" and "mce_inject" are one module's names. */
+static bool same_module(const char *a, size_t alen, const char *b)
+{
+	if (alen != strlen(b))
+		return false;
+	for (size_t i = 0; i < alen; i++)
+		if ((a[i] == '-' ? '_' : a[i]) != (b[i] == '-' ? '_' : b[i]))
+			return false;
+	return true;
+}
+
+/* MODULE's file for the target kernel, from its modules.dep; NULL if none. */
+static char *module_file(Session *s, const char *module)
+{
+	const GuestArch *a = s->target_arch ? s->target_arch : guest_host_arch();
+	char *root = a ? guest_arch_root(a) : NULL;
+	char *dir = xformat("%s/lib/modules/%s", root ? root : "", s->kernel_release);
+	free(root);
+	FILE *f = fopen(xformat("%s/modules.dep", dir), "r");
+	char line[4096];
+	char *found = NULL;
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		size_t len = strcspn(line, ":");
+		const char *base = memrchr(line, '/', len);
+		base = base ? base + 1 : line;
+		const char *dot = strstr(base, ".ko");
+		if (dot && dot < line + len && same_module(base, dot - base, module))
+			found = xformat("%s/%.*s", dir, (int)len, line);
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* The BTF of module file PATH split on BASE, read from its ELF .BTF section; a .ko.xz,
+ * .ko.zst or .ko.gz decompressed into a file of /tmp first. NULL if none. */
+static struct btf *module_btf(const char *path, struct btf *base)
+{
+	static const struct {
+		const char *ext, *cmd;
+	} codecs[] = {{".xz", "xz -dc"}, {".zst", "zstd -dc"}, {".gz", "gzip -dc"}};
+	const char *cmd = NULL;
+	size_t n = strlen(path);
+	for (size_t i = 0; i < sizeof(codecs) / sizeof(codecs[0]); i++) {
+		size_t e = strlen(codecs[i].ext);
+		if (n > e && !strcmp(path + n - e, codecs[i].ext))
+			cmd = codecs[i].cmd;
+	}
+	struct btf *btf = NULL;
+	if (!cmd) {
+		btf = btf__parse_elf_split(path, base);
+		return libbpf_get_error(btf) ? NULL : btf;
+	}
+	char tmp[] = "/tmp/hwtap-module.XXXXXX";
+	int fd = mkstemp(tmp);
+	if (fd < 0 || strchr(path, '\'')) {
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return NULL;
+	}
+	close(fd);
+	if (system(xformat("%s '%s' > '%s' 2>/dev/null", cmd, path, tmp)) == 0) {
+		btf = btf__parse_elf_split(tmp, base);
+		if (libbpf_get_error(btf))
+			btf = NULL;
+	}
+	unlink(tmp);
+	return btf;
+}
+
+KBtf *kbtf_module(Session *s, const char *module, const char **why)
+{
+	for (int i = 0; i < s->kbtf_modules.len; i++) {
+		KBtf *k = s->kbtf_modules.data[i];
+		if (!strcmp(k->module, module)) {
+			*why = k->why;
+			return k->btf ? k : NULL;
+		}
+	}
+	KBtf *base = kbtf(s, why);
+	if (!base)
+		return NULL;
+	char *path = module_file(s, module);
+	struct btf *btf = NULL;
+	if (!path)
+		*why = xformat("the target kernel has no module %s (its modules.dep)", module);
+	else if (!(btf = module_btf(path, base->btf)))
+		*why = xformat("%s has no BTF (CONFIG_DEBUG_INFO_BTF_MODULES), or cannot be read",
+			       path);
+	KBtf *k = btf ? kbtf_wrap(btf, btf__type_cnt(base->btf)) : xalloc(sizeof(*k));
+	k->module = xstrdup(module);
+	k->why = btf ? NULL : *why;
+	vec_push(&s->kbtf_modules, k);
+	return btf ? k : NULL;
+}
+
 void kbtf_close(Session *s)
 {
 	if (s->kbtf)
 		btf__free(s->kbtf->btf);
+	for (int i = 0; i < s->kbtf_modules.len; i++)
+		btf__free(((KBtf *)s->kbtf_modules.data[i])->btf);
+	s->kbtf_modules = (Vec){0};
 	s->kbtf = NULL;
 	s->kbtf_loaded = false;
 }

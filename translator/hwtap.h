@@ -517,6 +517,7 @@ extern const ProbeFamily process_family, process_task_family;
 
 typedef struct KBtf KBtf;
 KBtf *kbtf(Session *s, const char **why);        /* NULL and *WHY: none for its kernel */
+KBtf *kbtf_module(Session *s, const char *module, const char **why);   /* split on kbtf() */
 void kbtf_functions(KBtf *k, const char *glob, Vec *out);   /* names GLOB matches, sorted */
 /* FUNC's parameter NAME: its index, and *SIZE (0: not a scalar) and *IS_SIGNED; or -1 */
 /* FUNC's parameter NAME after the first SKIP: its index among the rest and *TYPE_ID; or -1 */
@@ -537,7 +538,10 @@ char *kbtf_traceiter(const char *tracepoint);    /* the function whose parameter
 void kbtf_close(Session *s);                    /* frees it (uprog_close_all) */
 
 /* probe_kprobe.c: kprobe.function("NAME")[.return], kprobe.module("M").function(...) */
-extern const ProbeFamily kprobe_family, kernel_family;
+extern const ProbeFamily kprobe_family, kernel_family, module_family;
+bool kfunc_family(const ProbeFamily *f);        /* kernel.function or module().function */
+const char *kprobe_module(Probe *p);             /* module("M")'s M, or NULL */
+KBtf *kfunc_btf(Session *s, Probe *p);           /* the BTF its function is in, or NULL */
 const char *kprobe_symbol(Probe *p, bool *ret);  /* "NAME" or "M:NAME"; *RET: .return */
 Type kernel_target(Session *s, Probe *p, Node *n, Node *at, bool report);  /* AT->plan */
 bool logical_rhs_dead(Node *n);     /* sema.c: @defined(x) && ...: the rest not evaluated */
@@ -739,6 +743,7 @@ struct Session {
 	const char *kbtf_why;             /* why there is none */
 	bool kbtf_loaded;
 	struct TpSystems *tp_systems;     /* probe_tracepoint.c: tracepoints' systems, once read */
+	VEC(struct KBtf *) kbtf_modules;  /* btf.c: modules' BTF, each read once (or why not) */
 
 	Script *user;                     /* the script given on the command line */
 	VEC(Script *) tapsets;

@@ -20,6 +20,8 @@
 
 #include <string.h>
 
+static const char *point_module(ProbePoint *pp);
+
 static const PointShape kprobe_shapes[] = {
 	{"kprobe.function(string)"},
 	{"kprobe.function(string).return", "return:long"},
@@ -75,9 +77,28 @@ const ProbeFamily kprobe_family = {
 
 /* The kernel's name of kprobe point P's function ("vfs_read", "MOD:NAME"), and whether it
  * is a return probe. */
+/* A module's name as the kernel has it: "mce-inject" is mce_inject. */
+static char *kernel_module_name(const char *m)
+{
+	char *k = xstrdup(m);
+	for (char *c = k; *c; c++)
+		*c = *c == '-' ? '_' : *c;
+	return k;
+}
+
+const char *kprobe_module(Probe *p)
+{
+	return p->family == &module_family ?
+	       kernel_module_name(point_module(p->points.data[0])) : NULL;
+}
+
 const char *kprobe_symbol(Probe *p, bool *ret)
 {
 	ProbePoint *pp = p->points.data[0];
+	if (p->family == &module_family) {
+		*ret = !strcmp(((Component *)pp->comps.data[pp->comps.len - 1])->name, "return");
+		return xformat("%s:%s", kprobe_module(p), ((Component *)pp->comps.data[1])->arg->str);
+	}
 	bool module = p->family == &kprobe_family &&
 		      !strcmp(((Component *)pp->comps.data[1])->name, "module");
 	Component *fn = pp->comps.data[module ? 2 : 1];
@@ -100,6 +121,38 @@ static const PointShape kernel_shapes[] = {
 	{NULL},
 };
 
+static const PointShape module_shapes[] = {
+	{"module(string).function(string)", .values_listed = true},
+	{"module(string).function(string).call", .values_listed = true},
+	{"module(string).function(string).return", .values_listed = true},
+	{NULL},
+};
+
+bool kfunc_family(const ProbeFamily *f)
+{
+	return f == &kernel_family || f == &module_family;
+}
+
+/* The module of point PP ("ext4" in module("ext4").function(...)), or NULL: the kernel. */
+static const char *point_module(ProbePoint *pp)
+{
+	Component *c0 = pp->comps.data[0];
+	return !strcmp(c0->name, "module") && c0->arg ? c0->arg->str : NULL;
+}
+
+/* The BTF PP's functions are in: the kernel's, or its module's split on it. */
+static KBtf *point_btf(Session *s, ProbePoint *pp, const char **why)
+{
+	const char *m = point_module(pp);
+	return m ? kbtf_module(s, m, why) : kbtf(s, why);
+}
+
+KBtf *kfunc_btf(Session *s, Probe *p)
+{
+	const char *why;
+	return point_btf(s, p->points.data[0], &why);
+}
+
 /* One point per function of the target kernel GLOB matches (its BTF's functions). */
 static int kernel_expand(const ProbeFamily *f, ProbePoint *pp, Session *s, bool quiet,
 			 Vec *out)
@@ -114,9 +167,14 @@ static int kernel_expand(const ProbeFamily *f, ProbePoint *pp, Session *s, bool 
 				 "hwtap does not read: name the function alone", glob);
 		return 0;
 	}
-	KBtf *k = kbtf(s, &why);
+	const char *mod = point_module(pp);
+	KBtf *k = point_btf(s, pp, &why);
 	if (!k) {
-		if (!quiet)
+		if (!quiet && mod)
+			error_at(((Component *)pp->comps.data[0])->arg->tok, "module(\"%s\"): %s%s",
+				 mod, why, strstr(why, "BTF") ? xformat(": kprobe.module(\"%s\")."
+				 "function(\"NAME\") needs none", mod) : "");
+		else if (!quiet)
 			error_at(fc->arg->tok, "kernel.function(\"%s\"): no BTF for kernel %s (%s): "
 				 "kprobe.function(\"NAME\") needs none", glob, s->kernel_release,
 				 why ? why : "not found");
@@ -124,7 +182,10 @@ static int kernel_expand(const ProbeFamily *f, ProbePoint *pp, Session *s, bool 
 	}
 	Vec names = {0};
 	kbtf_functions(k, glob, &names);
-	if (!names.len && !quiet)
+	if (!names.len && !quiet && mod)
+		error_at(fc->arg->tok, "no function of module %s matches \"%s\" (hwtap -l "
+			 "'module(\"%s\").function(\"*\")' lists them)", mod, glob, mod);
+	else if (!names.len && !quiet)
 		error_at(fc->arg->tok, "no function of the target kernel matches \"%s\" (its "
 			 "BTF's functions: hwtap -l 'kernel.function(\"%s*\")' lists them)", glob,
 			 xstrndup(glob, strcspn(glob, "*?[")));
@@ -140,24 +201,34 @@ static int kernel_expand(const ProbeFamily *f, ProbePoint *pp, Session *s, bool 
 	return names.len;
 }
 
-/* -l/-L 'kernel.function("GLOB")': the functions, with their scalar parameters. */
+/* -l/-L 'kernel.function("GLOB")' and 'module("M").function("GLOB")': the functions,
+ * with their parameters' types. */
 static void kernel_list(const char *pattern, bool with_vars, Session *s, Vec *out)
 {
-	const char *open = strstr(pattern, "kernel.function(\"");
-	if (!open)
+	const char *open = strstr(pattern, "kernel.function(\""), *why;
+	char *mod = NULL;
+	KBtf *k;
+	if (open) {
+		open += strlen("kernel.function(\"");
+		k = kbtf(s, &why);
+	} else if (!strncmp(pattern, "module(\"", 8) && strstr(pattern, "\").function(\"")) {
+		mod = xstrndup(pattern + 8, strcspn(pattern + 8, "\""));
+		open = strstr(pattern, "\").function(\"") + strlen("\").function(\"");
+		k = strpbrk(mod, "*?[") ? NULL : kbtf_module(s, mod, &why);
+	} else {
 		return;
-	open += strlen("kernel.function(\"");
-	char *glob = xstrndup(open, strcspn(open, "\""));
-	const char *tail = open + strlen(glob) + (open[strlen(glob)] == '"' ? 2 : 0);
-	const char *why;
-	KBtf *k = kbtf(s, &why);
+	}
 	if (!k)
 		return;
+	char *glob = xstrndup(open, strcspn(open, "\""));
+	const char *tail = open + strlen(glob) + (open[strlen(glob)] == '"' ? 2 : 0);
 	Vec names = {0};
 	kbtf_functions(k, glob, &names);
 	for (int i = 0; i < names.len; i++) {
 		bool ret = !strcmp(tail, ".return");
-		char *point = xformat("kernel.function(\"%s\")%s", (char *)names.data[i], tail);
+		char *point = mod ? xformat("module(\"%s\").function(\"%s\")%s", mod,
+					    (char *)names.data[i], tail) :
+			      xformat("kernel.function(\"%s\")%s", (char *)names.data[i], tail);
 		if (with_vars) {
 			int rt = ret ? kbtf_return(k, names.data[i]) : 0;
 			char *vars = ret ? (rt ? xformat("$return:%s", kbtf_type_name(k, rt)) : "")
@@ -176,6 +247,16 @@ const ProbeFamily kernel_family = {
 	.list = kernel_list,
 };
 
+/* module("M").function("GLOB"): a module's functions, from its BTF (its .ko's, split on
+ * the kernel's); placed when the module loads, if it is not loaded at the start, and
+ * again each time it loads (runtime/kprobes.c). */
+const ProbeFamily module_family = {
+	.name = "module",
+	.shapes = module_shapes,
+	.expand = kernel_expand,
+	.list = kernel_list,
+};
+
 /* $NAME in kernel.function probe P (a parameter at entry, $return at .return), with its
  * ->members and [indexes] read through the kernel's BTF types: AT->plan, the C that reads
  * it (AT is N, or the '&' over it); TY_UNKNOWN and, if REPORT, an error. */
@@ -184,7 +265,7 @@ Type kernel_target(Session *s, Probe *p, Node *n, Node *at, bool report)
 	ProbePoint *pp = p->points.data[0];
 	const char *func = ((Component *)pp->comps.data[1])->arg->str, *why;
 	bool ret = !strcmp(((Component *)pp->comps.data[pp->comps.len - 1])->name, "return");
-	KBtf *k = kbtf(s, &why);
+	KBtf *k = point_btf(s, pp, &why);
 	int type = 0, index = -1;
 	at->plan = NULL;
 	if (!k)

@@ -480,7 +480,7 @@ static void collect_entries(USite *site, Node *n, Vec *out)
  * expressions; the runtime keeps their values for the call's return (uprobes.c). */
 void process_entry_probe(Session *s, Probe *ret)
 {
-	bool kernel = ret->family == &kernel_family;
+	bool kernel = kfunc_family(ret->family);
 	USite *site = ret->family == &process_family ? process_site(ret) : NULL;
 	if (kernel) {
 		ProbePoint *rp = ret->points.data[0];

@@ -441,8 +441,8 @@ Type tracepoint_target(Session *s, Probe *p, Node *n, Node *at, bool report)
 bool kernel_var_list(Session *s, Probe *p, Node *n, char **format, Vec *args)
 {
 	const char *why, *which = n->name + 2;
-	KBtf *k = kbtf(s, &why);
 	bool trace = p->family == &tracepoint_family;
+	KBtf *k = trace ? kbtf(s, &why) : kfunc_btf(s, p);
 	ProbePoint *pp = p->points.data[0];
 	bool ret = !trace &&
 		   !strcmp(((Component *)pp->comps.data[pp->comps.len - 1])->name, "return");

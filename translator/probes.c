@@ -19,7 +19,7 @@ const ProbeFamily *const probe_families[] = {
 	&begin_family, &end_family, &error_family, &never_family,
 	&timer_family, &perf_family, &ras_family, &trace_family, &tracepoint_family,
 	&process_family,
-	&process_task_family, &kprobe_family, &kernel_family, NULL,
+	&process_task_family, &kprobe_family, &kernel_family, &module_family, NULL,
 };
 
 /* ---- shapes ----------------------------------------------------------------------------- */

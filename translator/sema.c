@@ -661,7 +661,7 @@ static Type walk_target(Ctx *c, Node *n)
 				 n->name);
 		return TY_UNKNOWN;
 	}
-	if (c->probe->family == &process_family || c->probe->family == &kernel_family ||
+	if (c->probe->family == &process_family || kfunc_family(c->probe->family) ||
 	    c->probe->family == &tracepoint_family)
 		return walk_typed_target(c, n, n);
 	const PointShape *shape = c->probe->shape;
@@ -1057,7 +1057,7 @@ static Type walk(Ctx *c, Node *n, Type want)
 		return TY_UNKNOWN;
 	case N_ADDR:            /* & @cast(0, "t")->m: it is the @cast that cannot be */
 		if (c->probe && (c->probe->family == &process_family ||
-				 c->probe->family == &kernel_family ||
+				 kfunc_family(c->probe->family) ||
 				 c->probe->family == &tracepoint_family) &&
 		    n->lhs->kind == N_TARGET && strncmp(n->lhs->name, "$$", 2)) {
 			t = walk_typed_target(c, n->lhs, n);

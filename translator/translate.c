@@ -416,7 +416,7 @@ static void trace_parms(Gen *g, StrBuf *sb, Node *n)
  * $$system, $$parms, $$vars. Pass 2 checked that the probe's point has it. */
 static void context_var(Gen *g, StrBuf *sb, Node *n)
 {
-	if (g->probe && (ptab_is_process(g->probe) || g->probe->family == &kernel_family ||
+	if (g->probe && (ptab_is_process(g->probe) || kfunc_family(g->probe->family) ||
 			 ptab_is_tracepoint(g->probe))) {
 		ptab_process_target(g, sb, n);
 		return;

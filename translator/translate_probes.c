@@ -127,7 +127,7 @@ bool ptab_is_task(Probe *p)
 
 bool ptab_is_kprobe(Probe *p)
 {
-	return p->family == &kprobe_family || p->family == &kernel_family;
+	return p->family == &kprobe_family || kfunc_family(p->family);
 }
 
 bool ptab_is_tracepoint(Probe *p)
@@ -137,14 +137,14 @@ bool ptab_is_tracepoint(Probe *p)
 
 bool ptab_is_kentry(Probe *p)
 {
-	return p->family == &kernel_family && (p->entry_for || p->entry_probe);
+	return kfunc_family(p->family) && (p->entry_for || p->entry_probe);
 }
 
 /* A kprobe of hwtap_kprobes[]: not a kernel .return probe's @entry companion, which its
  * kretprobe's entry handler runs. */
 static bool in_kprobe_table(Probe *p)
 {
-	return ptab_is_kprobe(p) && !(p->family == &kernel_family && p->entry_for);
+	return ptab_is_kprobe(p) && !(kfunc_family(p->family) && p->entry_for);
 }
 
 /* How many of S's probes IS says are of a family. */
@@ -467,10 +467,13 @@ int ptab_kprobe_table(Gen *g, Session *s)
 		/* one function of a kernel.function glob the kernel refuses to probe (its
 		 * blacklist) is skipped with a warning, as SystemTap leaves such ones out */
 		ProbePoint *up = p->user_point;
-		Component *fc = p->family == &kernel_family && up->comps.len > 1 &&
-				!strcmp(((Component *)up->comps.data[0])->name, "kernel") ?
+		Component *fc = kfunc_family(p->family) && up->comps.len > 1 &&
+				!strcmp(((Component *)up->comps.data[1])->name, "function") ?
 				up->comps.data[1] : NULL;
 		choice_fields(g, s, p, kprobe_index, fc && fc->arg && strpbrk(fc->arg->str, "*?["));
+		const char *mod = kprobe_module(p);
+		if (mod)                /* placed when the module loads (runtime/kprobes.c) */
+			tr_line(g, "		.module = %s,", tr_c_string(mod, strlen(mod)));
 		if (p->entry_probe)     /* @entry: kept in the kretprobe's instances */
 			tr_line(g, "		.symbol = %s, .ret = true, .fire_data = probe_%d, "
 				".entry = probe_%d, .data_size = %s,", tr_c_string(sym, strlen(sym)),
@@ -794,7 +797,7 @@ void ptab_process_prologue(Gen *g, Probe *p)
 {
 	if (!p->entry_probe)
 		return;
-	if (p->family == &kernel_family) {
+	if (kfunc_family(p->family)) {
 		kentry_copy(g, p, false);
 		return;
 	}
@@ -807,7 +810,7 @@ void ptab_process_epilogue(Gen *g, Probe *p)
 {
 	if (!p->entry_for)
 		return;
-	if (p->family == &kernel_family) {
+	if (kfunc_family(p->family)) {
 		kentry_copy(g, p->entry_for, true);
 		return;
 	}

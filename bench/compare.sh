@@ -21,9 +21,11 @@
 #   bench/compare.sh [HWTAP]       (ROUNDS=3, SHIFT=4: 2^SHIFT ns per instruction;
 #                                   ONLY=ERE: the operations whose names match, and the
 #                                   empty handler; NOTRANS=1: no translation times;
-#                                   NOUPROBES=1: not bench/uprobes.sh's process probes)
+#                                   NOUPROBES=1: not bench/uprobes.sh's process probes;
+#                                   NOKERNEL=1: not bench/kprobes.sh's and
+#                                   bench/tracepoints.sh's kernel functions and tracepoints)
 # Needs stap (through bench/stap-guest.sh) and bpftrace for their columns; takes about
-# 15 minutes. KEEP_OUT=FILE keeps the guest's raw lines.
+# 25 minutes. KEEP_OUT=FILE keeps the guest's raw lines.
 . "$(dirname "$0")/common.sh"
 rounds=${ROUNDS:-3}
 shift_=${SHIFT:-4}
@@ -148,11 +150,19 @@ worst() {
 	echo "worst ratio hwtap/stap: $(max "$worst_s")"
 	echo "worst ratio hwtap/bpftrace: $(max "$worst_b")"
 }
-# Process probes per call (uprobes): bench/uprobes.sh's table, before the worst lines.
+# Per call of a probed function or tracepoint: the tables of bench/uprobes.sh (process
+# probes), bench/kprobes.sh (kernel functions) and bench/tracepoints.sh (kernel.trace),
+# before the worst lines.
 uprobes() {
-	[ -n "${NOUPROBES:-}" ] && return
-	echo
-	ROUNDS=$rounds SHIFT=$shift_ bench/uprobes.sh "$hwtap" || echo "(bench/uprobes.sh failed)"
+	local b
+	for b in uprobes kprobes tracepoints; do
+		case $b in
+		uprobes) [ -n "${NOUPROBES:-}" ] && continue ;;
+		*) [ -n "${NOKERNEL:-}" ] && continue ;;
+		esac
+		echo
+		ROUNDS=$rounds SHIFT=$shift_ "bench/$b.sh" "$hwtap" || echo "(bench/$b.sh failed)"
+	done
 }
 if [ -n "${NOTRANS:-}" ]; then
 	uprobes

@@ -63,13 +63,4 @@ for k in $(seq "$ncases"); do
 	fi
 	$have_bpf && bpf_case "$k"
 done
-guest_mem_with_bpftrace $have_bpf
-$have_stap || echo "(no stap, or no symbol table for it: only hwtap and bpftrace run)"
-
-icount_rounds $mem
-grep -q '^bare ' "$tmp/out" || { echo "no results; the guest said:"; cat "$tmp/out"; exit 1; }
-
-# case K's cost for WHO, in instructions per call (stap-guest.sh)
-cost() { median_cost "$@"; }
-
-cases_report kprobes
+cases_run_report kprobes "no stap, or no symbol table for it"

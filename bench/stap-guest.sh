@@ -164,6 +164,19 @@ bpf_case() {
 "
 }
 
+# The runs of a bench of cases (guest_runs, with files) in one icount guest, then their
+# table (cases_report LABEL); NOSTAP says why stap is missing when it is.
+cases_run_report() {
+	local label=$1 nostap=$2
+	guest_mem_with_bpftrace $have_bpf
+	$have_stap || echo "($nostap: only hwtap and bpftrace run)"
+	icount_rounds $mem
+	grep -q '^bare ' "$tmp/out" || { echo "no results; the guest said:"; cat "$tmp/out"; exit 1; }
+	# case K's cost for WHO, in instructions per call
+	cost() { median_cost "$@"; }
+	cases_report "$label"
+}
+
 # The table of a bench of cases (bench/uprobes.sh, bench/kprobes.sh): for each of the
 # NCASES cases named names[K], each tool's cost per call (cost WHO K), the ratios, then
 # each tool's empty handler above the "floor" case's cost and the worst ratios over the

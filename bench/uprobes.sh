@@ -84,13 +84,4 @@ for k in $(seq "$ncases"); do
 done
 # stap's copy of the program, where its scripts name it
 $have_stap && files+=(--vm-file "$tmp/ucalls:$tmp/ucalls")
-guest_mem_with_bpftrace $have_bpf
-$have_stap || echo "(no stap, or no symbol table for it: only hwtap and bpftrace run)"
-
-icount_rounds $mem
-grep -q '^bare ' "$tmp/out" || { echo "no results; the guest said:"; cat "$tmp/out"; exit 1; }
-
-# case K's cost for WHO, in instructions per call (stap-guest.sh)
-cost() { median_cost "$@"; }
-
-cases_report uprobes
+cases_run_report uprobes "no stap, or no symbol table for it"

@@ -13,6 +13,8 @@
 
 #include <linux/uaccess.h>
 
+#include "copystr.h"
+
 /* Whether SIZE bytes at kernel address ADDR were copied to DST. */
 static inline bool _hwtap_kcopy(void *dst, unsigned long addr, size_t size)
 {
@@ -51,28 +53,10 @@ static int64_t _hwtap_kread_bits_at(struct hwtap_context_base *b, unsigned long 
 #define _hwtap_kread_bits(c, addr, size, shift, bits, is_signed) \
 	_hwtap_kread_bits_at(&(c)->base, (unsigned long)(addr), size, shift, bits, is_signed)
 
-/* The string at kernel address ADDR into BUF, at most MAX bytes before its NUL (BUF has
- * room for MAX + 1), read a page at a time: a string that ends before an unmapped page
- * reads. Its length, or -EFAULT (BUF then empty). */
+/* The string at kernel address ADDR into BUF, at most MAX bytes (copystr.h). */
 static long _hwtap_kcopy_string(char *buf, unsigned long addr, size_t max)
 {
-	size_t len = 0;
-
-	while (len < max) {
-		size_t piece = min_t(size_t, max - len, PAGE_SIZE - ((addr + len) & ~PAGE_MASK));
-		char *nul;
-
-		if (!_hwtap_kcopy(buf + len, addr + len, piece)) {
-			buf[0] = '\0';
-			return -EFAULT;
-		}
-		nul = memchr(buf + len, '\0', piece);
-		if (nul)
-			return nul - buf;
-		len += piece;
-	}
-	buf[len] = '\0';
-	return len;
+	return _hwtap_copy_string(buf, addr, max, _hwtap_kcopy);
 }
 
 #endif /* HWTAP_KACCESS_H */

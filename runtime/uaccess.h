@@ -13,6 +13,8 @@
 #include <linux/mm.h>
 #include <linux/uaccess.h>
 
+#include "copystr.h"
+
 /* Set while a handler runs for a task whose memory is not the current task's (the
  * begin of a forked child, in its parent: tasks.c): reads fail then. */
 static DEFINE_PER_CPU(bool, _hwtap_foreign_task);
@@ -53,29 +55,10 @@ static int64_t _hwtap_uread_at(struct hwtap_context_base *b, unsigned long addr,
 #define _hwtap_uread(c, addr, size, is_signed) \
 	_hwtap_uread_at(&(c)->base, (unsigned long)(addr), size, is_signed)
 
-/* The string at the task's ADDR into BUF, at most MAX bytes before its NUL (BUF has room
- * for MAX + 1), read a page at a time: a string that ends before an unmapped page reads.
- * Its length, or -EFAULT (BUF then empty). */
+/* The string at the task's ADDR into BUF, at most MAX bytes (copystr.h). */
 static long _hwtap_ucopy_string(char *buf, unsigned long addr, size_t max)
 {
-	size_t len = 0;
-
-	while (len < max) {
-		/* up to the end of the page: the next one may not be mapped */
-		size_t piece = min_t(size_t, max - len, PAGE_SIZE - ((addr + len) & ~PAGE_MASK));
-		char *nul;
-
-		if (!_hwtap_ucopy(buf + len, addr + len, piece)) {
-			buf[0] = '\0';
-			return -EFAULT;
-		}
-		nul = memchr(buf + len, '\0', piece);
-		if (nul)
-			return nul - buf;
-		len += piece;
-	}
-	buf[len] = '\0';
-	return len;
+	return _hwtap_copy_string(buf, addr, max, _hwtap_ucopy);
 }
 
 #endif /* HWTAP_UACCESS_H */

@@ -39,16 +39,10 @@ static struct btf *image_btf(const GuestArch *a, const char *release, const char
 	char *root = guest_arch_root(a);
 	char *path = xformat("%s/boot/vmlinuz-%s", root ? root : "", release);
 	free(root);
-	FILE *f = fopen(path, "rb");
 	StrBuf img = {0};
-	char buf[1 << 16];
-	size_t n;
-	while (f && (n = fread(buf, 1, sizeof(buf), f)) > 0)
-		sb_putn(&img, buf, n);
-	if (f)
-		fclose(f);
-	*why = f ? "its kernel image has no BTF (CONFIG_DEBUG_INFO_BTF)" :
-		   "its kernel image cannot be read";
+	img.buf = read_whole_file(path, &img.len);
+	*why = img.buf ? "its kernel image has no BTF (CONFIG_DEBUG_INFO_BTF)" :
+			 "its kernel image cannot be read";
 	const unsigned char magic[] = {0x9f, 0xeb, 0x01};      /* 0xeb9f, version 1 */
 	for (size_t i = 0; img.len >= 24 && i + 24 <= img.len; i++) {
 		const unsigned char *p = memchr(img.buf + i, magic[0], img.len - 24 - i + 1);

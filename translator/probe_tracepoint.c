@@ -43,17 +43,8 @@ static int by_tp_name(const void *a, const void *b)
 
 static char *read_text(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	StrBuf sb = {0};
-	char buf[65536];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		sb_putn(&sb, buf, n);
-	fclose(f);
-	sb_putn(&sb, "", 0);
-	return sb.buf;
+	size_t len;
+	return read_whole_file(path, &len);
 }
 
 static bool ident_char(char c)

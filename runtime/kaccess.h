@@ -24,8 +24,9 @@ static inline bool _hwtap_kcopy(void *dst, unsigned long addr, size_t size)
 /* SIZE bytes (1 to 8) at ADDR as a little- or big-endian number as the CPU has it,
  * shifted right by SHIFT and cut to BITS bits (a bit field; BITS 0: all of them), sign-
  * extended when SIGNED; 0 and SystemTap's error when they cannot be read. */
-static int64_t _hwtap_kread_bits_at(struct hwtap_context_base *b, unsigned long addr,
-				    int size, int shift, int bits, bool is_signed)
+static __maybe_unused int64_t _hwtap_kread_bits_at(struct hwtap_context_base *b,
+						    unsigned long addr, int size, int shift,
+						    int bits, bool is_signed)
 {
 	u64 v = 0;
 	int width;
@@ -54,7 +55,7 @@ static int64_t _hwtap_kread_bits_at(struct hwtap_context_base *b, unsigned long 
 	_hwtap_kread_bits_at(&(c)->base, (unsigned long)(addr), size, shift, bits, is_signed)
 
 /* The string at kernel address ADDR into BUF, at most MAX bytes (copystr.h). */
-static long _hwtap_kcopy_string(char *buf, unsigned long addr, size_t max)
+static __maybe_unused long _hwtap_kcopy_string(char *buf, unsigned long addr, size_t max)
 {
 	return _hwtap_copy_string(buf, addr, max, _hwtap_kcopy);
 }

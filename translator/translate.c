@@ -1194,8 +1194,8 @@ static void prologue(Gen *g, Session *s, const char *name)
 		tr_line(g, "#include \"runtime/kprobes.c\"");
 	if (ptab_count(s, ptab_is_tracepoint))
 		tr_line(g, "#include \"runtime/tracepoints.c\"");
-	if (ptab_count(s, ptab_is_tracepoint) || ptab_count(s, ptab_is_kprobe))
-		tr_line(g, "#include \"runtime/kaccess.h\"");
+	/* (kernel reads: kernel.function's and kernel.trace's $vars, @cast in any probe) */
+	tr_line(g, "#include \"runtime/kaccess.h\"");
 	int nras = ptab_count(s, ptab_is_ras);
 	if (nras) {
 		tr_line(g, "#include \"runtime/ras.c\"");

@@ -21,13 +21,7 @@
 # worst ratios hwtap/stap and hwtap/bpftrace over the cases.
 #   bench/kprobes.sh [HWTAP]      (ROUNDS=3, SHIFT=4, CALLS=20000)
 . "$(dirname "$0")/common.sh"
-rounds=${ROUNDS:-3}
-shift_=${SHIFT:-4}
-calls=${CALLS:-20000}
-
-gcc -O2 -Wall -static -DKCALLS -o "$tmp/kcalls" bench/ucalls.c
-work="/root/kcalls $calls /tmp/w"
-files=(--vm-file loader/hwtap-run:/root/hwtap-run --vm-file "$tmp/kcalls:/root/kcalls")
+kcalls_setup
 sym=__x64_sys_getppid
 fn="kprobe.function(\"$sym\")"
 # The cases (stap-guest.sh's case_): NAME, BPFTRACE-PROGRAM (or -), the script on stdin.

@@ -164,6 +164,17 @@ bpf_case() {
 "
 }
 
+# The setup of a bench whose workload is bench/ucalls.c built -DKCALLS (getppid() CALLS
+# times): rounds, shift_, calls, work and files (hwtap-run and the workload).
+kcalls_setup() {
+	rounds=${ROUNDS:-3}
+	shift_=${SHIFT:-4}
+	calls=${CALLS:-20000}
+	gcc -O2 -Wall -static -DKCALLS -o "$tmp/kcalls" bench/ucalls.c
+	work="/root/kcalls $calls /tmp/w"
+	files=(--vm-file loader/hwtap-run:/root/hwtap-run --vm-file "$tmp/kcalls:/root/kcalls")
+}
+
 # The runs of a bench of cases (guest_runs, with files) in one icount guest, then their
 # table (cases_report LABEL); NOSTAP says why stap is missing when it is.
 cases_run_report() {

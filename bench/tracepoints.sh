@@ -18,13 +18,7 @@
 # worst ratios hwtap/stap and hwtap/bpftrace over the cases.
 #   bench/tracepoints.sh [HWTAP]      (ROUNDS=3, SHIFT=4, CALLS=20000)
 . "$(dirname "$0")/common.sh"
-rounds=${ROUNDS:-3}
-shift_=${SHIFT:-4}
-calls=${CALLS:-20000}
-
-gcc -O2 -Wall -static -DKCALLS -o "$tmp/kcalls" bench/ucalls.c
-work="/root/kcalls $calls /tmp/w"
-files=(--vm-file loader/hwtap-run:/root/hwtap-run --vm-file "$tmp/kcalls:/root/kcalls")
+kcalls_setup
 tp='kernel.trace("raw_syscalls:sys_enter")'
 ncases=0
 case_ floor - <<< "probe $tp { }"

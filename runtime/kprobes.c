@@ -11,12 +11,6 @@
  *   _hwtap_kprobes_start(table, n)  from hwtap_start(), after the counters: 0, or -errno
  *                                after reporting which point failed; nothing is left
  *                                registered then
- * A kernel module's function (module("M").function, .module set) follows the module: one
- * not loaded at the start waits for it, placed when the module comes and removed when it
- * goes, as often as it comes and goes (a module notifier; the kernel itself disarms a
- * kprobe of a module that goes, but the probe must be removed before it can be placed in
- * the module's next life).
- *
  *   _hwtap_kprobes_stop(table, n)   from hwtap_stop(), before the counters: once it
  *                                returns no handler of the table runs or will run; the
  *                                hits the kernel missed (a kprobe hit inside another
@@ -30,6 +24,12 @@
  * values (a parameter read at the return is its value at the call) are computed by the
  * kretprobe's entry handler into the call's own return instance, so calls nested,
  * recursive or on other CPUs each keep theirs.
+ *
+ * A kernel module's function (module("M").function, .module set) follows the module: one
+ * not loaded at the start waits for it, placed when the module comes and removed when it
+ * goes, as often as it comes and goes (a module notifier; the kernel itself disarms a
+ * kprobe of a module that goes, but the probe must be removed before it can be placed in
+ * the module's next life).
  */
 #ifndef HWTAP_KPROBES_C
 #define HWTAP_KPROBES_C

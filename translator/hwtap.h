@@ -542,6 +542,7 @@ extern const ProbeFamily kprobe_family, kernel_family, module_family;
 bool kfunc_family(const ProbeFamily *f);        /* kernel.function or module().function */
 const char *kprobe_module(Probe *p);             /* module("M")'s M, or NULL */
 KBtf *kfunc_btf(Session *s, Probe *p);           /* the BTF its function is in, or NULL */
+void kernel_entry_params(Session *s, Probe *p, Vec *out);   /* $$parms a .return keeps */
 const char *kprobe_symbol(Probe *p, bool *ret);  /* "NAME" or "M:NAME"; *RET: .return */
 Type kernel_target(Session *s, Probe *p, Node *n, Node *at, bool report);  /* AT->plan */
 bool logical_rhs_dead(Node *n);     /* sema.c: @defined(x) && ...: the rest not evaluated */

@@ -311,3 +311,25 @@ Type kernel_target(Session *s, Probe *p, Node *n, Node *at, bool report)
 	}
 	return ((UTarget *)at->plan)->type;
 }
+
+/* The parameters of kernel .return probe P's function that an entry handler can read
+ * (the first six, of a type BTF reads as a value): what its $$parms keeps. */
+void kernel_entry_params(Session *s, Probe *p, Vec *out)
+{
+	const char *why, *func = ((Component *)((ProbePoint *)p->points.data[0])->comps.data[1])
+				 ->arg->str;
+	KBtf *k = kfunc_btf(s, p);
+	Vec names = {0};
+	if (!k)
+		return;
+	kbtf_param_names(k, func, 0, &names);
+	for (int i = 0; i < names.len && i < 6; i++) {
+		int type;
+		Token *where;
+		Node *v = new_node(N_TARGET, p->tok);
+		v->name = xformat("$%s", (char *)names.data[i]);
+		kbtf_param(k, func, 0, names.data[i], &type);
+		if (kbtf_target(k, type, "0", v, false, &why, &where))
+			vec_push(out, names.data[i]);
+	}
+}

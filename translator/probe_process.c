@@ -405,10 +405,17 @@ bool process_at_var(Probe *p, Node *n, bool report)
 
 /* ---- @entry ------------------------------------------------------------------------------ */
 
+/* Where a .return probe's @entry values come from: a program's function (its DWARF), or a
+ * kernel function, whose parameters BTF reads (KPARMS: those it can). */
+typedef struct {
+	USite *site;
+	Vec *kparms;
+} EntryFrom;
+
 /* $$parms, $$locals or $$vars (N) in a .return probe: the variables' values at the call,
  * as SystemTap prints them. Each one an @entry($name) in N's args (added to OUT), or "?"
  * (an N_STR of its name) when it cannot be read there or @entry has no room left. */
-static void entry_var_list(USite *site, Node *n, Vec *out)
+static void entry_var_list(EntryFrom *from, Node *n, Vec *out)
 {
 	const char *which = n->name + 2;
 	bool parms = !strcmp(which, "parms") || !strcmp(which, "vars");
@@ -416,16 +423,20 @@ static void entry_var_list(USite *site, Node *n, Vec *out)
 	if (!parms && !locals)
 		return;                 /* pass 2 says what it is not */
 	Vec names = {0};
-	uint64_t at = site->func->body;
-	dwarf_var_names(site->prog, site->func, at, parms, locals, &names);
+	USite *site = from->site;
+	uint64_t at = site ? site->func->body : 0;
+	if (site)
+		dwarf_var_names(site->prog, site->func, at, parms, locals, &names);
+	else if (parms)
+		names = *from->kparms;
 	for (int i = 0; i < names.len; i++) {
 		Node *v = new_node(N_TARGET, n->tok);
 		v->name = xformat("$%s", (char *)names.data[i]);
 		const char *why = NULL;
 		Token *where = NULL;
-		UTarget *t = dwarf_target(site->prog, site->func, at, false, v, false, &why,
-					  &where);
-		if (!t || t->type != TY_LONG || out->len == HWTAP_UENTRY_MAX) {
+		UTarget *t = site ? dwarf_target(site->prog, site->func, at, false, v, false, &why,
+						 &where) : NULL;
+		if ((site && (!t || t->type != TY_LONG)) || out->len == HWTAP_UENTRY_MAX) {
 			Node *q = new_node(N_STR, n->tok);
 			q->str = names.data[i];
 			vec_push(&n->args, q);
@@ -444,13 +455,12 @@ static void entry_var_list(USite *site, Node *n, Vec *out)
 /* The @entry nodes under N; a $var in a .return probe (but $return) is its value at the
  * call, as in SystemTap: made @entry($var) here ($$parms: each of them; @var("var") is
  * not, it reads a variable of the unit at the return). */
-static void collect_entries(USite *site, Node *n, Vec *out)
+static void collect_entries(EntryFrom *from, Node *n, Vec *out)
 {
 	if (!n)
 		return;
 	if (n->kind == N_TARGET && !strncmp(n->name, "$$", 2)) {
-		if (site)               /* (a kernel function's: its parameters are not kept) */
-			entry_var_list(site, n, out);
+		entry_var_list(from, n, out);
 		return;
 	}
 	if (n->kind == N_TARGET && strcmp(n->name, "$return") && strncmp(n->name, "$$", 2)) {
@@ -466,13 +476,13 @@ static void collect_entries(USite *site, Node *n, Vec *out)
 	Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->inc, n->body,
 			n->value, n->array, n->limit};
 	for (size_t i = 0; i < sizeof(kids) / sizeof(kids[0]); i++)
-		collect_entries(site, kids[i], out);
+		collect_entries(from, kids[i], out);
 	for (int i = 0; i < n->args.len; i++)
-		collect_entries(site, n->args.data[i], out);
+		collect_entries(from, n->args.data[i], out);
 	for (int i = 0; i < n->keys.len; i++)
-		collect_entries(site, n->keys.data[i], out);
+		collect_entries(from, n->keys.data[i], out);
 	for (int i = 0; i < n->comps.len; i++)
-		collect_entries(site, ((TargetComp *)n->comps.data[i])->index, out);
+		collect_entries(from, ((TargetComp *)n->comps.data[i])->index, out);
 }
 
 /* A .return probe RET whose body has @entry(expr): a companion probe on the same
@@ -489,7 +499,11 @@ void process_entry_probe(Session *s, Probe *ret)
 	} else if (!site || !site->ret) {
 		return;
 	}
-	collect_entries(site, ret->body, &ret->entries);
+	Vec kparms = {0};
+	if (kernel)
+		kernel_entry_params(s, ret, &kparms);
+	EntryFrom from = {.site = site, .kparms = &kparms};
+	collect_entries(&from, ret->body, &ret->entries);
 	if (!ret->entries.len)
 		return;
 	Probe *e = xalloc(sizeof(*e));

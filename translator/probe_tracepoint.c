@@ -440,17 +440,27 @@ bool kernel_var_list(Session *s, Probe *p, Node *n, char **format, Vec *args)
 	const char *func = trace ? kbtf_traceiter(tracepoint_name(p, NULL)) :
 			   ((Component *)pp->comps.data[1])->arg->str;
 	Vec names = {0};
+	StrBuf f = {0};
+	sb_putn(&f, "", 0);
 	if (!strcmp(which, "return")) {
 		if (ret && k && kbtf_return(k, func))
 			vec_push(&names, "return");
 	} else if (!strcmp(which, "parms") || !strcmp(which, "vars")) {
 		if (k && !ret)
 			kbtf_param_names(k, func, trace, &names);
+		/* at a .return, the values at the call: @entry($NAME) each, "?" for one that
+		 * is not kept (probe_process.c's collect_entries made them) */
+		for (int i = 0; ret && i < n->args.len; i++) {
+			Node *a = n->args.data[i];
+			bool kept = a->kind == N_AT_ENTRY;
+			sb_printf(&f, "%s%s=%s", i ? " " : "", kept ? a->lhs->name + 1 : a->str,
+				  kept ? "%#x" : "?");
+			if (kept)
+				vec_push(args, a);
+		}
 	} else {
 		return false;
 	}
-	StrBuf f = {0};
-	sb_putn(&f, "", 0);
 	for (int i = 0; i < names.len; i++) {
 		Node *a = new_node(N_TARGET, n->tok);
 		a->name = xformat("$%s", (char *)names.data[i]);

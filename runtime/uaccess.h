@@ -4,8 +4,9 @@
  * context (task, interrupt, NMI): copy_from_user_nofault() never sleeps nor takes a
  * fault, it fails instead (an unmapped or swapped-out page, a kernel thread, an NMI
  * where user access is not safe, a handler run for another task than the current one:
- * tasks.c). A failure is SystemTap's "read fault" error, or its caller's. Used by process probes' $variables (uprobes.c) and the tapset's
- * user_string(), user_long() ... (tapset/uconversions.stp).
+ * tasks.c). A failure is SystemTap's "read fault" error, or its caller's. Used by process
+ * probes' $variables (uprobes.c) and the tapset's user_string(), user_long() ...
+ * (tapset/uconversions.stp).
  */
 #ifndef HWTAP_UACCESS_H
 #define HWTAP_UACCESS_H

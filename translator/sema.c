@@ -783,7 +783,8 @@ static Type walk_cast(Ctx *c, Node *n, Node *at)
 	if (!id) {
 		if (report)
 			error_at(((Node *)n->args.data[0])->tok, "@cast(..., \"%s\"): the kernel "
-				 "has no type '%s' (a struct, union, typedef or integer type of its BTF)", type, type);
+				 "has no type '%s' (a struct, union, typedef or integer type of its "
+				 "BTF)", type, type);
 		return TY_UNKNOWN;
 	}
 	Token *where;

@@ -112,6 +112,12 @@ char *guest_default_release(const GuestArch *arch, FILE *err, const char **why);
  * booting), malloc'ed; NULL with *WHY when there is none here (translator/btf.c). */
 char *guest_kernel_vmlinux(const GuestArch *a, const char *release, FILE *err,
 			   const char **why);
+/* Module NAME ("mce-inject" or "mce_inject") of RELEASE for ARCH as an uncompressed .ko,
+ * found through its modules.dep: its own file, or a copy decompressed into DIR (which
+ * the caller removes); malloc'ed, or NULL with *WHY (static: "is not in its modules.dep",
+ * and a message on ERR when reading or decompressing failed) (translator/btf.c). */
+char *guest_kernel_module(const GuestArch *a, const char *release, const char *name,
+			  const char *dir, FILE *err, const char **why);
 
 /* Print every release of ARCH (under guest_arch_root()/lib/modules), whether the guest can
  * boot it (and what it lacks), and which one is the default and why, to OUT. Returns 0,

@@ -844,6 +844,41 @@ static const Codec *codec_by_suffix(const char *path)
 	return NULL;
 }
 
+char *guest_kernel_module(const GuestArch *a, const char *release, const char *name,
+			  const char *dir, FILE *err, const char **why)
+{
+	GuestOptions o = {0};
+	Guest g = {.o = &o, .err = err, .arch = a, .root = guest_arch_root(a),
+		   .release = guest_xstrdup(release)};
+	g.moddir = guest_xformat("%s/lib/modules/%s", g.root, g.release);
+	char *key = module_name(name, strlen(name)), *ko = NULL;
+	ModDep *m = load_table(&g) == 0 ? find_by(g.mods, key, false) : NULL;
+	if (!g.mods)
+		*why = "its modules.dep cannot be read";
+	else if (!m)
+		*why = strlist_has(&g.mods->builtin, key) ? "is built into the kernel" :
+		       "is not in its modules.dep";
+	else if (!guest_compressed_name(m->path))
+		ko = guest_xformat("%s/%s", g.moddir, m->path);
+	else {
+		char *src = guest_xformat("%s/%s", g.moddir, m->path);
+		ko = guest_xformat("%s/%s.ko", dir, key);
+		*why = "could not be decompressed";
+		if (guest_decompress_file(&g, src, ko)) {
+			unlink(ko);
+			free(ko);
+			ko = NULL;
+		}
+		free(src);
+	}
+	free(key);
+	guest_free_modules(&g);
+	free(g.moddir);
+	free(g.root);
+	free(g.release);
+	return ko;
+}
+
 bool guest_compressed_name(const char *path)
 {
 	return codec_by_suffix(path) != NULL;

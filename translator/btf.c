@@ -13,8 +13,8 @@
 #include <bpf/libbpf.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/utsname.h>
 
 #include "../guest/guest.h"
@@ -532,75 +532,27 @@ int kbtf_nparams(KBtf *k, const char *func)
 
 /* ---- modules: their BTF split on the kernel's, from their .ko ------------------------ */
 
-/* "mce-inject" and "mce_inject" are one module's names. */
-static bool same_module(const char *a, size_t alen, const char *b)
-{
-	if (alen != strlen(b))
-		return false;
-	for (size_t i = 0; i < alen; i++)
-		if ((a[i] == '-' ? '_' : a[i]) != (b[i] == '-' ? '_' : b[i]))
-			return false;
-	return true;
-}
-
-/* MODULE's file for the target kernel, from its modules.dep; NULL if none. */
-static char *module_file(Session *s, const char *module)
+/* The BTF of MODULE of the target kernel, split on BASE: its .ko's .BTF section, the file
+ * found (and decompressed) by the guest's module code. NULL and *WHY when there is none. */
+static struct btf *module_btf(Session *s, const char *module, struct btf *base,
+			      const char **why)
 {
 	const GuestArch *a = s->target_arch ? s->target_arch : guest_host_arch();
-	char *root = a ? guest_arch_root(a) : NULL;
-	char *dir = xformat("%s/lib/modules/%s", root ? root : "", s->kernel_release);
-	free(root);
-	FILE *f = fopen(xformat("%s/modules.dep", dir), "r");
-	char line[4096];
-	char *found = NULL;
-	while (f && !found && fgets(line, sizeof(line), f)) {
-		size_t len = strcspn(line, ":");
-		const char *base = memrchr(line, '/', len);
-		base = base ? base + 1 : line;
-		const char *dot = strstr(base, ".ko");
-		if (dot && dot < line + len && same_module(base, dot - base, module))
-			found = xformat("%s/%.*s", dir, (int)len, line);
+	char dir[] = "/tmp/hwtap-module.XXXXXX";
+	const char *gwhy = "cannot be looked for (no folder in /tmp)";
+	char *ko = a && mkdtemp(dir) ? guest_kernel_module(a, s->kernel_release, module, dir,
+							   stderr, &gwhy) : NULL;
+	struct btf *btf = ko ? btf__parse_elf_split(ko, base) : NULL;
+	if (ko && libbpf_get_error(btf)) {
+		btf = NULL;
+		*why = xformat("%s has no BTF (CONFIG_DEBUG_INFO_BTF_MODULES)", ko);
+	} else if (!ko) {
+		*why = xformat("module %s of the target kernel %s", module, gwhy);
 	}
-	if (f)
-		fclose(f);
-	return found;
-}
-
-/* The BTF of module file PATH split on BASE, read from its ELF .BTF section; a .ko.xz,
- * .ko.zst or .ko.gz decompressed into a file of /tmp first. NULL if none. */
-static struct btf *module_btf(const char *path, struct btf *base)
-{
-	static const struct {
-		const char *ext, *cmd;
-	} codecs[] = {{".xz", "xz -dc"}, {".zst", "zstd -dc"}, {".gz", "gzip -dc"}};
-	const char *cmd = NULL;
-	size_t n = strlen(path);
-	for (size_t i = 0; i < sizeof(codecs) / sizeof(codecs[0]); i++) {
-		size_t e = strlen(codecs[i].ext);
-		if (n > e && !strcmp(path + n - e, codecs[i].ext))
-			cmd = codecs[i].cmd;
-	}
-	struct btf *btf = NULL;
-	if (!cmd) {
-		btf = btf__parse_elf_split(path, base);
-		return libbpf_get_error(btf) ? NULL : btf;
-	}
-	char tmp[] = "/tmp/hwtap-module.XXXXXX";
-	int fd = mkstemp(tmp);
-	if (fd < 0 || strchr(path, '\'')) {
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		return NULL;
-	}
-	close(fd);
-	if (system(xformat("%s '%s' > '%s' 2>/dev/null", cmd, path, tmp)) == 0) {
-		btf = btf__parse_elf_split(tmp, base);
-		if (libbpf_get_error(btf))
-			btf = NULL;
-	}
-	unlink(tmp);
+	if (ko && !strncmp(ko, dir, strlen(dir)))
+		unlink(ko);
+	rmdir(dir);
+	free(ko);
 	return btf;
 }
 
@@ -616,13 +568,7 @@ KBtf *kbtf_module(Session *s, const char *module, const char **why)
 	KBtf *base = kbtf(s, why);
 	if (!base)
 		return NULL;
-	char *path = module_file(s, module);
-	struct btf *btf = NULL;
-	if (!path)
-		*why = xformat("the target kernel has no module %s (its modules.dep)", module);
-	else if (!(btf = module_btf(path, base->btf)))
-		*why = xformat("%s has no BTF (CONFIG_DEBUG_INFO_BTF_MODULES), or cannot be read",
-			       path);
+	struct btf *btf = module_btf(s, module, base->btf, why);
 	KBtf *k = btf ? kbtf_wrap(btf, btf__type_cnt(base->btf)) : xalloc(sizeof(*k));
 	k->module = xstrdup(module);
 	k->why = btf ? NULL : *why;

@@ -18,7 +18,6 @@ typedef struct {
 } Purity;
 
 static bool pure_expr(Purity *p, Node *n);
-static bool pure_stmt(Purity *p, Node *n);
 
 static int *state_of(Purity *p, Function *f)
 {
@@ -40,7 +39,7 @@ static bool pure_function(Purity *p, Function *f)
 		return *st == 2;
 	*st = 1;
 	bool pure = f->body->kind == N_EMBEDDED ? strstr(f->body->str, "/* pure */") != NULL :
-						  pure_stmt(p, f->body);
+						  pure_expr(p, f->body);
 	*st = pure ? 2 : 3;
 	return pure;
 }
@@ -105,11 +104,6 @@ static bool pure_expr(Purity *p, Node *n)
 	default:
 		return pure_kids(p, n);
 	}
-}
-
-static bool pure_stmt(Purity *p, Node *n)
-{
-	return pure_expr(p, n);
 }
 
 /* How many times each local is read in N: every use but as the target of '='. */

@@ -75,10 +75,12 @@ static const char usage_text[] =
 	"libpfm4's names too; sampling, or counting with .counter and @perf; system-wide or\n"
 	".process, .process(\"PATH\")), ras probes (ras.mce, ras.memory_failure and the\n"
 	"kernel's other RAS tracepoints; stap's kernel.trace(\"mce:mce_record\") spelling\n"
-	"too) and process probes (process(\"PATH\").function(\"NAME\"), .return,\n"
+	"too), process probes (process(\"PATH\").function(\"NAME\"), .return,\n"
 	".statement, with DWARF's variables; process(\"PATH\").begin, .end, .thread.begin,\n"
-	".thread.end) with variables, arrays, statistics, histograms,\n"
-	"functions, try/catch, regular expressions and printing.\n";
+	".thread.end) and kernel probes (kernel.function(\"GLOB\"),\n"
+	"module(\"M\").function(\"GLOB\") and every tracepoint as kernel.trace(\"SYS:NAME\"),\n"
+	"with BTF's types; kprobe.function(\"NAME\")) with variables, arrays, statistics,\n"
+	"histograms, functions, try/catch, regular expressions and printing.\n";
 
 __attribute__((noreturn, format(printf, 1, 2)))
 static void usage_error(const char *fmt, ...)

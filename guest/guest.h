@@ -69,6 +69,9 @@ typedef struct GuestOptions {
 				 * same QEMU, once, and the script runs again: it tells the boots
 				 * apart by what /sys/fs/pstore holds. The panic's own report in the
 				 * kernel log is not a problem; anything else there still is. */
+	bool kaslr;             /* x86_64: boot the bzImage, whose decompressor puts the
+				 * kernel where KASLR says (the PVH vmlinux booted otherwise
+				 * stays at its link-time address): as on a real machine */
 	bool keep;              /* keep the work folder and say where */
 	int verbose;            /* 1: steps and timings on err; 2: also the kernel log */
 } GuestOptions;

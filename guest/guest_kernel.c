@@ -613,9 +613,9 @@ int guest_find_kernel(Guest *g)
 		free(vmlinuz);
 		return rc;
 	}
-	if (!g->arch->pvh) {
+	if (!g->arch->pvh || g->o->kaslr) {
 		g->kernel = vmlinuz;
-		guest_note(g, "kernel: %s", vmlinuz);
+		guest_note(g, "kernel: %s%s", vmlinuz, g->arch->pvh ? " (bzImage: KASLR)" : "");
 		return 0;
 	}
 	char *dir = cache_dir(g);

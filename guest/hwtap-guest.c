@@ -35,6 +35,8 @@ static const char usage_text[] =
 	"                         forever; multi on arm64)\n"
 	"  --vm-icount            QEMU's icount mode: guest time counts instructions (arm64's\n"
 	"                         PMU then counts instructions too); one CPU\n"
+	"  --vm-kaslr             x86_64: boot the compressed kernel, which KASLR places at a\n"
+	"                         random address as on a real machine (about 5 s slower)\n"
 	"  --vm-cpus N            guest CPUs (default 2)\n"
 	"  --vm-mem MB            guest memory (default 512)\n"
 	"  --vm-kernel RELEASE    kernel release in /boot and /lib/modules (default: as\n"
@@ -111,7 +113,7 @@ static char *join_words(char **words, int n)
 }
 
 enum { OPT_CPUS = 256, OPT_MEM, OPT_KERNEL, OPT_MODPROBE, OPT_FILE, OPT_TIMEOUT, OPT_ARCH,
-       OPT_ICOUNT, OPT_PSTORE, OPT_TCG_THREADS };
+       OPT_ICOUNT, OPT_PSTORE, OPT_TCG_THREADS, OPT_KASLR };
 
 static const struct option long_options[] = {
 	{ "vm-arch", required_argument, NULL, OPT_ARCH },
@@ -123,6 +125,7 @@ static const struct option long_options[] = {
 	{ "vm-modprobe", required_argument, NULL, OPT_MODPROBE },
 	{ "vm-file", required_argument, NULL, OPT_FILE },
 	{ "vm-pstore", no_argument, NULL, OPT_PSTORE },
+	{ "vm-kaslr", no_argument, NULL, OPT_KASLR },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "keep", no_argument, NULL, 'k' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -154,6 +157,7 @@ static void parse_args(int argc, char **argv, GuestOptions *o)
 		case OPT_MODPROBE: o->modprobe = list_add(o->modprobe, &nmod, optarg); break;
 		case OPT_FILE: o->files = list_add(o->files, &nfile, optarg); break;
 		case OPT_PSTORE: o->pstore = true; break;
+		case OPT_KASLR: o->kaslr = true; break;
 		case OPT_TIMEOUT:
 			o->timeout_s = parse_number("--timeout", optarg, 1, INT_MAX / 2);
 			break;

@@ -39,6 +39,7 @@
 #include <linux/mutex.h>
 
 #include "choice.h"
+#include "dwreg.h"
 
 #ifndef HWTAP_KRETPROBE_INSTANCES
 #define HWTAP_KRETPROBE_INSTANCES 0	/* 0: the kernel's default, by the CPUs */
@@ -49,6 +50,9 @@ struct hwtap_kprobe {
 	/* set by the generated code */
 	const char *symbol;		/* "vfs_read", "ext4:ext4_file_read_iter" */
 	const char *module;		/* a module's function that follows it: "ext4" */
+	unsigned long addr;		/* else 0: placed at this link-time address of the
+					 * kernel's DWARF (a line, an inlined copy, a static
+					 * function by its address), shifted by _hwtap_kbias */
 	bool ret;			/* a kretprobe: .return */
 	void (*fire)(struct pt_regs *regs);
 	/* a .return probe with @entry: ENTRY keeps the values at the call in its return
@@ -61,6 +65,14 @@ struct hwtap_kprobe {
 	struct kretprobe krp;
 	long missed;			/* in the module's earlier lives */
 };
+
+/* How far KASLR moved the kernel from its link-time addresses: where kfree() is against
+ * where the kernel's DWARF says (HWTAP_KBIAS_LINK, set by the generated code where a
+ * probe's point or variable comes from that DWARF). */
+#ifdef HWTAP_KBIAS_LINK
+static const unsigned long _hwtap_kbias_link = HWTAP_KBIAS_LINK;
+#define _hwtap_kbias ((unsigned long)&kfree - _hwtap_kbias_link)
+#endif
 
 /* The table whose module entries the notifier places and removes, under the mutex. */
 static struct hwtap_kprobe *_hwtap_kprobes_table;
@@ -137,13 +149,25 @@ static void _hwtap_kprobe_unregister(struct hwtap_kprobe *k)
 	k->c.created = false;
 }
 
+/* Where KP goes: K's address, or its symbol. */
+static void _hwtap_kprobe_at(struct hwtap_kprobe *k, struct kprobe *kp)
+{
+#ifdef HWTAP_KBIAS_LINK
+	if (k->addr) {
+		kp->addr = (kprobe_opcode_t *)(k->addr + _hwtap_kbias);
+		return;
+	}
+#endif
+	kp->symbol_name = k->symbol;
+}
+
 /* Places K (again: what an earlier registration set is cleared first); 0 or -errno. */
 static int _hwtap_kprobe_register(struct hwtap_kprobe *k)
 {
 	k->missed = _hwtap_kprobe_missed(k);
 	if (k->ret) {
 		memset(&k->krp, 0, sizeof(k->krp));
-		k->krp.kp.symbol_name = k->symbol;
+		_hwtap_kprobe_at(k, &k->krp.kp);
 		k->krp.handler = _hwtap_kretprobe_hit;
 		k->krp.maxactive = HWTAP_KRETPROBE_INSTANCES;
 		if (k->entry) {
@@ -153,7 +177,7 @@ static int _hwtap_kprobe_register(struct hwtap_kprobe *k)
 		return register_kretprobe(&k->krp);
 	}
 	memset(&k->kp, 0, sizeof(k->kp));
-	k->kp.symbol_name = k->symbol;
+	_hwtap_kprobe_at(k, &k->kp);
 	k->kp.pre_handler = _hwtap_kprobe_hit;
 	return register_kprobe(&k->kp);
 }

@@ -34,6 +34,7 @@
 #include <linux/uprobes.h>
 
 #include "compat.h"
+#include "dwreg.h"
 #include "uaccess.h"
 
 struct hwtap_uprobe {
@@ -269,40 +270,6 @@ static void _hwtap_uentry_pop(int probe, unsigned long cfa, int64_t *vals, int n
 		}
 	}
 	raw_spin_unlock_irqrestore(&g->lock, flags);
-}
-
-/* ---- what handlers read ----------------------------------------------------------------- */
-
-/* DWARF register N of the task, from the registers the trap saved. */
-static __always_inline unsigned long _hwtap_dwreg(struct pt_regs *regs, int n)
-{
-#if defined(CONFIG_X86_64)
-	switch (n) {
-	case 0: return regs->ax;
-	case 1: return regs->dx;
-	case 2: return regs->cx;
-	case 3: return regs->bx;
-	case 4: return regs->si;
-	case 5: return regs->di;
-	case 6: return regs->bp;
-	case 7: return regs->sp;
-	case 8: return regs->r8;
-	case 9: return regs->r9;
-	case 10: return regs->r10;
-	case 11: return regs->r11;
-	case 12: return regs->r12;
-	case 13: return regs->r13;
-	case 14: return regs->r14;
-	case 15: return regs->r15;
-	case 16: return regs->ip;
-	}
-#elif defined(CONFIG_ARM64)
-	if (n >= 0 && n < 31)
-		return regs->regs[n];
-	if (n == 31)
-		return regs->sp;
-#endif
-	return 0;
 }
 
 #endif /* HWTAP_UPROBES_C */

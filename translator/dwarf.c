@@ -12,9 +12,10 @@
  * location hwtap cannot read (pieces, entry values, implicit pointers ...) is a pass-2
  * error naming the DWARF operation: never a wrong value.
  *
- * The generated C calls runtime/uprobes.c's _hwtap_dwreg(regs, N) (DWARF register N)
+ * The generated C calls runtime/dwreg.h's _hwtap_dwreg(regs, N) (DWARF register N)
  * and uaccess.h's _hwtap_uread(c, addr, size, signed), which reads the task's memory
- * without faulting and reports SystemTap's "read fault" error.
+ * without faulting and reports SystemTap's "read fault" error. The kernel's DWARF
+ * (kdwarf.c) is read the same way, with kaccess.h's _hwtap_kread() instead.
  */
 #include "hwtap.h"
 
@@ -346,8 +347,16 @@ static char *frame_base_c(Reader *r, bool *ok)
 
 static char *static_addr_c(Reader *r, uint64_t a)
 {
+	if (uprog_is_kernel(r->prog))           /* where KASLR put the kernel */
+		return xformat("(0x%llxUL + _hwtap_kbias)", (unsigned long long)a);
 	return uprog_is_pie(r->prog) ? xformat("(0x%llxUL + ubias)", (unsigned long long)a) :
 				       xformat("0x%llxUL", (unsigned long long)a);
+}
+
+/* The C reading memory where the variable is: the task's, or the kernel's. */
+static const char *reader(Reader *r)
+{
+	return uprog_is_kernel(r->prog) ? "_hwtap_kread" : "_hwtap_uread";
 }
 
 /* The location expression OPS (N operations) as a place. */
@@ -420,7 +429,7 @@ static const char *type_name_of(Dwarf_Die *t)
 static bool through_pointer(Reader *r, Place *pl, const char *what)
 {
 	Dwarf_Die ptr = pl->type;
-	char *v = pl->value ? pl->value : xformat("_hwtap_uread(c, %s, 8, 0)", pl->addr);
+	char *v = pl->value ? pl->value : xformat("%s(c, %s, 8, 0)", reader(r), pl->addr);
 	Place to = {.addr = v};
 	set_type(&ptr, &to);
 	if (!to.typed)
@@ -513,7 +522,7 @@ static bool index_into(Reader *r, Place *pl, TargetComp *tc)
 	Place elem;
 	char *base;
 	if (tag == DW_TAG_pointer_type) {
-		base = pl->value ? pl->value : xformat("_hwtap_uread(c, %s, 8, 0)", pl->addr);
+		base = pl->value ? pl->value : xformat("%s(c, %s, 8, 0)", reader(r), pl->addr);
 		set_type(&arr, &elem);
 		if (!elem.typed)
 			return fail(r, xformat("%s is a void pointer, which cannot be indexed",
@@ -580,7 +589,7 @@ static bool finish(Reader *r, Place *pl)
 		return fail(r, xformat("%s is %d bytes, which hwtap does not read", r->var, size));
 	r->t->type = TY_LONG;
 	if (pl->addr) {
-		r->t->c = xformat("_hwtap_uread(c, %s, %d, %d)", pl->addr, size, is_signed);
+		r->t->c = xformat("%s(c, %s, %d, %d)", reader(r), pl->addr, size, is_signed);
 		return true;
 	}
 	static const char *const as[2][9] = {
@@ -598,13 +607,41 @@ static int scopes_at(Reader *r, Dwarf_Die **scopes, int *func_at)
 	if (!dwarf_diecu(&r->func, &cu, NULL, NULL))
 		return 0;
 	int n = dwarf_getscopes(&cu, r->pc, scopes);
-	*func_at = n - 1;
 	for (int i = 0; i < n; i++)
 		if (dwarf_dieoffset(&(*scopes)[i]) == dwarf_dieoffset(&r->func)) {
 			*func_at = i;
-			break;
+			return n;
 		}
-	return n > 0 ? n : 0;
+	/* PC is in a function inlined into this one (a line of its own the compiler put
+	 * there): libdw's chain goes up through that function's abstract tree, not this
+	 * one. This function's own blocks around PC instead, innermost first, then it and
+	 * the unit. */
+	free(*scopes);
+	Vec chain = {0};
+	Dwarf_Die *at = xalloc(sizeof(*at)), child;
+	*at = r->func;
+	vec_push(&chain, at);
+	for (bool deeper = true; deeper;) {
+		deeper = false;
+		if (dwarf_child(at, &child))
+			break;
+		do {
+			if (dwarf_tag(&child) == DW_TAG_lexical_block && dwarf_haspc(&child, r->pc) == 1) {
+				at = xalloc(sizeof(*at));
+				*at = child;
+				vec_push(&chain, at);
+				deeper = true;
+				break;
+			}
+		} while (!dwarf_siblingof(&child, &child));
+	}
+	n = chain.len + 1;
+	*scopes = malloc(sizeof(Dwarf_Die) * n);
+	for (int i = 0; i < chain.len; i++)
+		(*scopes)[i] = *(Dwarf_Die *)chain.data[chain.len - 1 - i];
+	(*scopes)[n - 1] = cu;
+	*func_at = n - 2;
+	return n;
 }
 
 /* The names of the function's parameters (PARMS) or of its locals at the probe's
@@ -613,7 +650,8 @@ static void var_names(Reader *r, bool parms, bool locals, Vec *out)
 {
 	Dwarf_Die *scopes = NULL;
 	int fn, n = scopes_at(r, &scopes, &fn);
-	for (int i = fn < n ? fn : n - 1; i >= 0; i--) {
+	/* innermost block first, the function's own last, as SystemTap lists them */
+	for (int i = 0; i <= (fn < n ? fn : n - 1); i++) {
 		Dwarf_Die v;
 		if (dwarf_child(&scopes[i], &v))
 			continue;
@@ -650,6 +688,28 @@ static bool unit_variable(Reader *r, const char *name)
 	return at > fn;
 }
 
+/* VAR, when it is a declaration ("extern unsigned long total_forks;" in a header the unit
+ * includes), becomes its unit's definition of it, the DIE whose DW_AT_specification it is
+ * and which says where it is. */
+static void definition(Reader *r, Dwarf_Die *var)
+{
+	Dwarf_Die cu, child;
+	if (!dwarf_hasattr(var, DW_AT_declaration) || !dwarf_diecu(&r->func, &cu, NULL, NULL) ||
+	    dwarf_child(&cu, &child))
+		return;
+	Dwarf_Off want = dwarf_dieoffset(var);
+	do {
+		Dwarf_Attribute a;
+		Dwarf_Die spec;
+		if (dwarf_tag(&child) == DW_TAG_variable &&
+		    dwarf_attr(&child, DW_AT_specification, &a) && dwarf_formref_die(&a, &spec) &&
+		    dwarf_dieoffset(&spec) == want) {
+			*var = child;
+			return;
+		}
+	} while (!dwarf_siblingof(&child, &child));
+}
+
 /* The variable NAME (a parameter, a local live at the probe, or a variable of the
  * compilation unit) as a place. */
 static bool variable(Reader *r, const char *name, UFunc *f, Place *pl)
@@ -672,6 +732,7 @@ static bool variable(Reader *r, const char *name, UFunc *f, Place *pl)
 	Dwarf_Attribute a;
 	Dwarf_Op *ops;
 	size_t nops;
+	definition(r, &var);
 	if (dwarf_attr_integrate(&var, DW_AT_const_value, &a)) {
 		Dwarf_Sword v;
 		if (dwarf_formsdata(&a, &v))
@@ -778,6 +839,19 @@ static char *type_string(Dwarf_Die *die, int depth)
 
 /* "$a:int $p:struct point*": F's parameters and locals at PC (and $return:TYPE for a
  * .return probe), as -L lists them; "" without DWARF. */
+/* Whether VAR has a value at PC: a constant, or a location there (as SystemTap's -L
+ * lists only those). */
+static bool available(Dwarf_Die *var, uint64_t pc)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+	if (dwarf_attr_integrate(var, DW_AT_const_value, &a))
+		return true;
+	return dwarf_attr_integrate(var, DW_AT_location, &a) &&
+	       dwarf_getlocation_addr(&a, pc, &ops, &n, 1) == 1 && n;
+}
+
 char *dwarf_var_list(UProgram *p, UFunc *f, uint64_t pc, bool ret)
 {
 	Reader r = {.var = "$$vars"};
@@ -796,7 +870,8 @@ char *dwarf_var_list(UProgram *p, UFunc *f, uint64_t pc, bool ret)
 	int fn, n = scopes_at(&r, &scopes, &fn);
 	for (int i = 0; i < names.len && n; i++) {
 		Dwarf_Die var;
-		if (dwarf_getscopevar(scopes, n, names.data[i], 0, NULL, 0, 0, &var) >= 0)
+		if (dwarf_getscopevar(scopes, n, names.data[i], 0, NULL, 0, 0, &var) >= 0 &&
+		    available(&var, pc))
 			sb_printf(&sb, "%s$%s:%s", sb.len ? " " : "", (char *)names.data[i],
 				  type_string(&var, 0));
 	}
@@ -823,46 +898,99 @@ char *dwarf_cfa(UProgram *p, UFunc *f, uint64_t pc, const char **why)
 
 /* ---- source lines ------------------------------------------------------------------------ */
 
-/* Where F's code for source LINE of its own file starts: the lowest address of that line's
- * statements within F. With NEAREST, the next line that has code in F, when LINE has
- * none (*AT says which line it was). False when there is none. */
-bool dwarf_line_address(UProgram *p, UFunc *f, int line, bool nearest, uint64_t *addr,
-			int *at)
+/* A row of F's code: where source LINE of F's own file starts, as SystemTap reads the
+ * line table. */
+typedef struct {
+	uint64_t addr;
+	int line;
+	bool stmt;
+} Row;
+
+/* F's rows, one per address in F (in any of its ranges: a function's cold part may be
+ * elsewhere), of lines of F's file from its declaration on (not an inlined header's, nor
+ * a function's declared before F and inlined into it): where several lines share an
+ * address, the first that begins a statement there, else the first. As SystemTap reads
+ * them: a line whose every address another line has first is no line of F's (an
+ * `if (f.file)` compiled into the line before). In table order. */
+static void function_rows(UProgram *p, UFunc *f, Vec *out)
 {
 	UDwarf *d = open_dwarf(p);
 	Dwarf_Die die, cu;
-	Dwarf_Addr low, high;
 	Dwarf_Lines *lines;
 	size_t n;
-	if (!d || !f->dwarf || !dwarf_offdie(d->dw, f->die, &die) || dwarf_lowpc(&die, &low) ||
-	    dwarf_highpc(&die, &high) || !dwarf_diecu(&die, &cu, NULL, NULL) ||
-	    dwarf_getsrclines(&cu, &lines, &n))
-		return false;
-	int best_line = 0;
-	uint64_t best = 0;
+	if (!d || !f->dwarf || !f->file || !dwarf_offdie(d->dw, f->die, &die) ||
+	    !dwarf_diecu(&die, &cu, NULL, NULL) || dwarf_getsrclines(&cu, &lines, &n))
+		return;
+	Row *last = NULL;
 	for (size_t i = 0; i < n; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 		Dwarf_Addr a;
 		int ln;
 		bool stmt;
-		const char *src = dwarf_linesrc(l, NULL, NULL);
-		if (dwarf_lineaddr(l, &a) || a < low || a >= high || dwarf_lineno(l, &ln) ||
-		    dwarf_linebeginstatement(l, &stmt) || !stmt || !src || !f->file ||
-		    strcmp(src, f->file))
+		if (dwarf_lineaddr(l, &a) || dwarf_haspc(&die, a) != 1 || dwarf_lineno(l, &ln) ||
+		    ln <= 0 || dwarf_linebeginstatement(l, &stmt))
 			continue;
-		if (ln != line && (!nearest || ln < line))
+		/* not another file's line, nor one of a function declared before F and
+		 * inlined into it */
+		const char *src = dwarf_linesrc(l, NULL, NULL);
+		if (!src || strcmp(src, f->file) || ln < f->line)
+			continue;
+		if (last && last->addr == a) {
+			if (stmt && !last->stmt)        /* a statement begins here after all */
+				*last = (Row){a, ln, true};
+			continue;
+		}
+		Row *r = xalloc(sizeof(*r));
+		*r = (Row){a, ln, stmt};
+		vec_push(out, r);
+		last = r;
+	}
+}
+
+/* Where F's code for source LINE of its own file starts: the lowest address of that line's
+ * rows (function_rows()). With NEAREST, the next line that has code in F, when LINE has
+ * none (*AT says which line it was). False when there is none. */
+bool dwarf_line_address(UProgram *p, UFunc *f, int line, bool nearest, uint64_t *addr,
+			int *at)
+{
+	Vec rows = {0};
+	function_rows(p, f, &rows);
+	int best_line = 0;
+	uint64_t best = 0;
+	for (int i = 0; i < rows.len; i++) {
+		Row *r = rows.data[i];
+		if (r->line <= 0 || (r->line != line && (!nearest || r->line < line)))
 			continue;
 		/* the line itself, else (nearest) the closest one after it; its lowest address */
-		if (!best_line || ln < best_line || (ln == best_line && a < best)) {
-			best_line = ln;
-			best = a;
+		if (!best_line || r->line < best_line || (r->line == best_line && r->addr < best)) {
+			best_line = r->line;
+			best = r->addr;
 		}
 	}
-	if (!best_line)
-		return false;
 	*addr = best;
 	*at = best_line;
-	return true;
+	return best_line != 0;
+}
+
+static int by_int(const void *a, const void *b)
+{
+	intptr_t x = (intptr_t)*(void *const *)a, y = (intptr_t)*(void *const *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The lines of F's own file that have code in F, each once, in order (as intptr_t). */
+void dwarf_code_lines(UProgram *p, UFunc *f, Vec *out)
+{
+	Vec rows = {0}, all = {0};
+	function_rows(p, f, &rows);
+	for (int i = 0; i < rows.len; i++)
+		if (((Row *)rows.data[i])->line > 0)
+			vec_push(&all, (void *)(intptr_t)((Row *)rows.data[i])->line);
+	if (all.len)
+		qsort(all.data, all.len, sizeof(void *), by_int);
+	for (int i = 0; i < all.len; i++)
+		if (!i || all.data[i] != all.data[i - 1])
+			vec_push(out, all.data[i]);
 }
 
 /* ---- line tables (usymfileline(), usyms.c) ---------------------------------------------- */

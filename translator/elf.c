@@ -24,6 +24,7 @@ struct UProgram {
 	int fd;
 	Elf *elf;
 	bool pie;                   /* ET_DYN: loaded at a bias */
+	bool kernel;                /* a vmlinux (kdwarf.c) */
 	void *dwarf;                /* dwarf.c's, opened on first use */
 	bool dwarf_tried;
 	VEC(UFunc *) symbols;       /* function symbols, read on first use */
@@ -122,6 +123,16 @@ UProgram *uprog_open(Session *s, const char *path, const char **why)
 	p->pie = eh.e_type == ET_DYN;
 	vec_push(&s->programs, p);
 	return p;
+}
+
+void uprog_set_kernel(UProgram *p)
+{
+	p->kernel = true;
+}
+
+bool uprog_is_kernel(UProgram *p)
+{
+	return p->kernel;
 }
 
 /* Closes the files S opened (their DWARF, ELF handles and descriptors, which are not in

@@ -463,6 +463,8 @@ void dwarf_close(UProgram *p);
 const char *uprog_path(UProgram *p);
 bool uprog_same_file(UProgram *a, UProgram *b);
 bool uprog_is_pie(UProgram *p);
+void uprog_set_kernel(UProgram *p);     /* a vmlinux: kernel reads, KASLR-shifted statics */
+bool uprog_is_kernel(UProgram *p);
 uint16_t uprog_machine(UProgram *p);
 Elf *uprog_elf(UProgram *p);
 void **uprog_dwarf_slot(UProgram *p, bool **tried);    /* dwarf.c's state of P */
@@ -478,6 +480,7 @@ char *dwarf_var_list(UProgram *p, UFunc *f, uint64_t pc, bool ret);   /* for -L 
 char *dwarf_cfa(UProgram *p, UFunc *f, uint64_t pc, const char **why);  /* C, or NULL */
 bool dwarf_line_address(UProgram *p, UFunc *f, int line, bool nearest, uint64_t *addr,
 			int *at);
+void dwarf_code_lines(UProgram *p, UFunc *f, Vec *out);   /* its lines with code (intptr_t) */
 /* A row of a line table: the source line of the code from ADDR on (end: none after it). */
 typedef struct ULine {
 	uint64_t addr;
@@ -487,6 +490,12 @@ typedef struct ULine {
 	int order;                       /* in the tables */
 } ULine;
 void dwarf_line_rows(UProgram *p, Vec *out);    /* every row, by address, one per address */
+
+/* ---- kdwarf.c: the target kernel's DWARF (linux-image-RELEASE-dbg), where installed --- */
+
+#define KDWARF_BIAS_SYMBOL "kfree"      /* the runtime's KASLR reference: exported, out of line */
+UProgram *kdwarf(Session *s, const char **why);  /* its vmlinux, or NULL and *WHY */
+bool kdwarf_bias_link(UProgram *p, uint64_t *addr);
 
 /* ---- usyms.c: user programs' symbol tables in the module (pass 3) -------------------- */
 
@@ -509,6 +518,11 @@ typedef struct USite {
 #define HWTAP_UENTRY_STRS_MAX 4          /* of them strings (copied whole: MAXSTRINGLEN each) */
 
 USite *process_site(Probe *p);
+/* One point per function, inlined copy or line PP's second component (function(...),
+ * statement(...)) names in PROG (a program's DWARF, or the kernel's), each with its USite;
+ * how many (0: none, said unless QUIET) */
+int dwarf_sites(ProbePoint *pp, UProgram *prog, bool quiet, Vec *out);
+bool statement_spec_ok(Component *fc);  /* statement("...")'s form; false once said */
 /* PP with PATH as its process("...") and SPEC (when not NULL) as its second component's
  * argument */
 ProbePoint *process_point_with(ProbePoint *pp, const char *path, const char *spec);
@@ -544,6 +558,7 @@ const char *kprobe_module(Probe *p);             /* module("M")'s M, or NULL */
 KBtf *kfunc_btf(Session *s, Probe *p);           /* the BTF its function is in, or NULL */
 void kernel_entry_params(Session *s, Probe *p, Vec *out);   /* $$parms a .return keeps */
 const char *kprobe_symbol(Probe *p, bool *ret);  /* "NAME" or "M:NAME"; *RET: .return */
+uint64_t kprobe_address(Probe *p);               /* its link-time address (DWARF), or 0 */
 Type kernel_target(Session *s, Probe *p, Node *n, Node *at, bool report);  /* AT->plan */
 bool logical_rhs_dead(Node *n);     /* sema.c: @defined(x) && ...: the rest not evaluated */
 /* probe_task.c: "HWTAP_TASK_BEGIN" ... for runtime/tasks.c, and the PATH followed (NULL:
@@ -735,6 +750,7 @@ struct Session {
 	bool detach;                      /* -F: leave the session running, detached */
 	bool vm;                          /* --vm: run in the QEMU guest */
 	bool vm_icount;                   /* --vm-icount: QEMU's icount, one CPU */
+	bool vm_kaslr;                    /* --vm-kaslr: the bzImage, placed by KASLR */
 	int vm_cpus, vm_mem, vm_timeout, vm_stop_timeout;
 	VEC(char *) vm_modprobe;
 	VEC(char *) vm_files;
@@ -743,6 +759,9 @@ struct Session {
 	struct KBtf *kbtf;                /* btf.c: the target kernel's BTF, once read */
 	const char *kbtf_why;             /* why there is none */
 	bool kbtf_loaded;
+	struct UProgram *kdwarf;          /* kdwarf.c: the target kernel's DWARF, once found */
+	const char *kdwarf_why;
+	bool kdwarf_loaded;
 	struct TpSystems *tp_systems;     /* probe_tracepoint.c: tracepoints' systems, once read */
 	VEC(struct KBtf *) kbtf_modules;  /* btf.c: modules' BTF, each read once (or why not) */
 

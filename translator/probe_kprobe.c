@@ -95,6 +95,10 @@ const char *kprobe_module(Probe *p)
 const char *kprobe_symbol(Probe *p, bool *ret)
 {
 	ProbePoint *pp = p->points.data[0];
+	if (pp->site) {         /* placed by address (kprobe_address()): named for messages */
+		*ret = pp->site->ret;
+		return pp->site->func->name;
+	}
 	if (p->family == &module_family) {
 		*ret = !strcmp(((Component *)pp->comps.data[pp->comps.len - 1])->name, "return");
 		return xformat("%s:%s", kprobe_module(p), ((Component *)pp->comps.data[1])->arg->str);
@@ -118,6 +122,10 @@ static const PointShape kernel_shapes[] = {
 	{"kernel.function(string)", .values_listed = true},
 	{"kernel.function(string).call", .values_listed = true},
 	{"kernel.function(string).return", .values_listed = true},
+	/* from the kernel's DWARF only (kdwarf.c) */
+	{"kernel.function(string).inline", .values_listed = true},
+	{"kernel.statement(string)", .values_listed = true},
+	{"kernel.statement(string).nearest", .values_listed = true},
 	{NULL},
 };
 
@@ -127,6 +135,12 @@ static const PointShape module_shapes[] = {
 	{"module(string).function(string).return", .values_listed = true},
 	{NULL},
 };
+
+uint64_t kprobe_address(Probe *p)
+{
+	USite *site = ((ProbePoint *)p->points.data[0])->site;
+	return site ? site->pc : 0;
+}
 
 bool kfunc_family(const ProbeFamily *f)
 {
@@ -153,21 +167,54 @@ KBtf *kfunc_btf(Session *s, Probe *p)
 	return point_btf(s, p->points.data[0], &why);
 }
 
+/* A point that names a source file or line, an inlined copy or a statement: one point per
+ * function, copy or line of the kernel's DWARF it names (kdwarf.c), placed by address. */
+static int dwarf_expand(ProbePoint *pp, Session *s, bool quiet, Vec *out)
+{
+	Component *fc = pp->comps.data[1];
+	char *point = xformat("%s(\"%s\")%s", point_module(pp) ? xformat("module(\"%s\")."
+			      "function", point_module(pp)) : xformat("kernel.%s", fc->name),
+			      fc->arg->str,
+			      !strcmp(fc->name, "function") && pp->comps.len > 2 ? xformat(
+			      ".%s", ((Component *)pp->comps.data[2])->name) : "");
+	const char *why;
+	if (!strcmp(fc->name, "statement") && !quiet && !statement_spec_ok(fc))
+		return 0;       /* its form, before whether there is DWARF to read it with */
+	UProgram *kd = point_module(pp) ? NULL : kdwarf(s, &why);
+	if (point_module(pp))
+		why = "a module's source files, lines and inlined copies need its DWARF, which "
+		      "hwtap does not read (the kernel's it does)";
+	if (!kd) {
+		if (!quiet)
+			error_at(fc->arg->tok, "%s: %s%s", point, why, point_module(pp) ? "" :
+				 ": source files, lines, inlined copies and locals need it (a function "
+				 "named alone needs only BTF)");
+		return 0;
+	}
+	Vec found = {0};
+	int n = dwarf_sites(pp, kd, quiet, &found);
+	if (n > KERNEL_GLOB_MAX) {
+		if (!quiet)
+			error_at(fc->arg->tok, "%s matches %d places, more than the %d kprobes hwtap "
+				 "places for one point: narrow it", point, n, KERNEL_GLOB_MAX);
+		return 0;
+	}
+	for (int i = 0; i < found.len; i++)
+		vec_push(out, found.data[i]);
+	return n;
+}
+
 /* One point per function of the target kernel GLOB matches (its BTF's functions). */
 static int kernel_expand(const ProbeFamily *f, ProbePoint *pp, Session *s, bool quiet,
 			 Vec *out)
 {
 	(void)f;
 	Component *fc = pp->comps.data[1];
-	const char *glob = fc->arg->str, *why = NULL;
-	if (strchr(glob, '@') || strchr(glob, ':')) {
-		if (!quiet)
-			error_at(fc->arg->tok, "kernel.function(\"%s\"): a source file or line needs "
-				 "the kernel's DWARF (Debian's linux-image-*-dbg package of it), which "
-				 "hwtap does not read: name the function alone", glob);
-		return 0;
-	}
-	const char *mod = point_module(pp);
+	const char *glob = fc->arg->str, *why = NULL, *mod = point_module(pp);
+	const char *last = ((Component *)pp->comps.data[pp->comps.len - 1])->name;
+	if (strchr(glob, '@') || strchr(glob, ':') || !strcmp(fc->name, "statement") ||
+	    !strcmp(last, "inline"))
+		return dwarf_expand(pp, s, quiet, out);
 	KBtf *k = point_btf(s, pp, &why);
 	if (!k) {
 		if (!quiet && mod)
@@ -201,6 +248,55 @@ static int kernel_expand(const ProbeFamily *f, ProbePoint *pp, Session *s, bool 
 	return names.len;
 }
 
+/* -l/-L of a kernel point resolved with its DWARF (kernel.function("NAME@FILE")[.return|
+ * .call|.inline], kernel.statement("NAME@FILE:LINE")[.nearest]): each place, as pass 2
+ * names it, with its variables' types there. False if PATTERN is not one. */
+static bool dwarf_list(const char *pattern, bool with_vars, Session *s, Vec *out)
+{
+	const char *kinds[] = {"function", "statement"}, *why;
+	for (int k = 0; k < 2; k++) {
+		char *head = xformat("kernel.%s(\"", kinds[k]);
+		if (strncmp(pattern, head, strlen(head)))
+			continue;
+		const char *spec = pattern + strlen(head), *end = strchr(spec, '"');
+		if (!end || end[1] != ')')
+			return false;
+		const char *tail = end + 2;
+		bool fn = !k;
+		if (fn ? !strchr(xstrndup(spec, end - spec), '@') && strcmp(tail, ".inline") :
+			 *tail && strcmp(tail, ".nearest"))
+			return false;
+		if (fn && *tail && strcmp(tail, ".return") && strcmp(tail, ".call") &&
+		    strcmp(tail, ".inline"))
+			return false;
+		UProgram *kd = kdwarf(s, &why);
+		if (!kd)
+			return true;
+		ProbePoint pp = {0};
+		Component c0 = {.name = "kernel"}, c1 = {.name = (char *)kinds[k],
+							 .has_parens = true};
+		Component c2 = {.name = (char *)tail + (*tail == '.')};
+		c1.arg = new_node(N_STR, NULL);
+		c1.arg->str = xstrndup(spec, end - spec);
+		c1.arg->str_len = end - spec;
+		vec_push(&pp.comps, &c0);
+		vec_push(&pp.comps, &c1);
+		if (*tail)
+			vec_push(&pp.comps, &c2);
+		Vec sites = {0};
+		dwarf_sites(&pp, kd, true, &sites);
+		for (int i = 0; i < sites.len; i++) {
+			ProbePoint *np = sites.data[i];
+			USite *site = np->site;
+			char *point = probe_point_string(np);
+			char *vars = with_vars ? dwarf_var_list(kd, site->func, site->pc, site->ret) : "";
+			vec_push(out, *vars ? xformat("%s %s", point, vars) : point);
+		}
+		return true;
+	}
+	return false;
+}
+
 /* -l/-L 'kernel.function("GLOB")' and 'module("M").function("GLOB")': the functions,
  * with their parameters' types. */
 static void kernel_list(const char *pattern, bool with_vars, Session *s, Vec *out)
@@ -208,6 +304,8 @@ static void kernel_list(const char *pattern, bool with_vars, Session *s, Vec *ou
 	const char *open = strstr(pattern, "kernel.function(\""), *why;
 	char *mod = NULL;
 	KBtf *k;
+	if (dwarf_list(pattern, with_vars, s, out))
+		return;
 	if (open) {
 		open += strlen("kernel.function(\"");
 		k = kbtf(s, &why);

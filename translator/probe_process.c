@@ -100,7 +100,8 @@ ProbePoint *process_point_with(ProbePoint *pp, const char *path, const char *spe
 }
 
 /* The concrete point for function FN at PC (SPEC its function(...) or statement(...)
- * argument), appended to OUT; false after an error. */
+ * argument), appended to OUT; false after an error. A kernel's point keeps its first
+ * component. */
 static bool add_site(ProbePoint *pp, Vec *out, UProgram *prog, UFunc *fn, uint64_t pc,
 		     bool ret, const char *spec, Component *fc)
 {
@@ -109,36 +110,116 @@ static bool add_site(ProbePoint *pp, Vec *out, UProgram *prog, UFunc *fn, uint64
 	site->func = fn;
 	site->ret = ret;
 	site->pc = pc;
-	if (!uprog_offset(prog, pc, &site->offset)) {
+	bool kernel = uprog_is_kernel(prog);
+	if (!kernel && !uprog_offset(prog, pc, &site->offset)) {
 		error_at(fc->arg->tok, "function '%s' at 0x%llx is in no executable segment of "
 			 "'%s'", fn->name, (unsigned long long)pc, uprog_path(prog));
 		return false;
 	}
-	ProbePoint *np = process_point_with(pp, uprog_path(prog), spec);
+	ProbePoint *np = process_point_with(pp, kernel ? NULL : uprog_path(prog), spec);
 	np->site = site;
 	vec_push(out, np);
 	return true;
 }
 
+/* PROG as messages name it. */
+static char *in_program(UProgram *prog)
+{
+	return uprog_is_kernel(prog) ? xformat("the kernel's DWARF ('%s')", uprog_path(prog)) :
+	       xformat("'%s'", uprog_path(prog));
+}
+
+/* statement("NAME@FILE:*") and ("NAME@FILE:FIRST-LAST"): each line with code of each
+ * function NAME matches (in that range), as SystemTap takes them. */
+static int statement_lines(ProbePoint *pp, Vec *out, UProgram *prog, Component *fc,
+			   const char *name, const char *file, long first, long last, bool quiet)
+{
+	Vec funcs = {0};
+	int n = 0;
+	uprog_functions(prog, name, file, 0, UFUNC_OUT_OF_LINE | UFUNC_INLINED, &funcs);
+	for (int i = 0; i < funcs.len; i++) {
+		UFunc *fn = funcs.data[i];
+		Vec lines = {0};
+		dwarf_code_lines(prog, fn, &lines);
+		for (int j = 0; j < lines.len; j++) {
+			int line = (int)(intptr_t)lines.data[j], at;
+			uint64_t pc;
+			if (line < first || line > last ||
+			    !dwarf_line_address(prog, fn, line, false, &pc, &at))
+				continue;
+			if (!add_site(pp, out, prog, fn, pc, false, xformat("%s@%s:%d", fn->name,
+				      fn->file, line), fc))
+				return 0;
+			n++;
+		}
+	}
+	if (!n && !quiet)
+		error_at(fc->arg->tok, "statement(\"%s\"): no line with code %s in %s",
+			 fc->arg->str, funcs.len ? "in that range" : "(no function matches)",
+			 in_program(prog));
+	return n;
+}
+
 /* statement("NAME@FILE:LINE") and ("NAME@FILE+N", N lines after NAME's declaration), with
  * .nearest the next line with code when that one has none: where the line's code starts
- * in each function NAME matches (for an absolute LINE, the one function that has it). */
-static int statement_sites(ProbePoint *pp, Vec *out, UProgram *prog, Component *fc,
-			   bool quiet)
+ * in each function NAME matches (for an absolute LINE, the one function that has it);
+ * LINE may be "*" or a range "FIRST-LAST" (statement_lines()). */
+/* A statement(...)'s argument, SPEC, in its parts: NAME@FILE, then ':' and a line, "*" or
+ * FIRST-LAST, or '+' and lines after NAME's declaration. */
+typedef struct {
+	char *name, *file;
+	char sep;               /* ':' or '+' */
+	long line, last;        /* a range: FIRST-LAST (":*": 1 to the end) */
+	bool range;
+} StatementSpec;
+
+/* SPEC as a StatementSpec; false (and said, unless QUIET) if it is none. */
+static bool statement_spec(Component *fc, StatementSpec *ss, bool quiet)
 {
 	const char *spec = fc->arg->str, *at = strchr(spec, '@');
 	const char *sep = at ? at + strcspn(at, ":+") : NULL;
-	char *end;
-	long n = sep && *sep ? strtol(sep + 1, &end, 10) : 0;
-	if (!at || !*sep || end == sep + 1 || *end || n < (*sep == ':')) {
-		error_at(fc->arg->tok, "statement(\"%s\"): expected NAME@FILE:LINE or "
-			 "NAME@FILE+LINES", spec);
-		return 0;
+	char *end = NULL;
+	long n = sep && *sep ? strtol(sep + 1, &end, 10) : 0, last = 0;
+	bool all = sep && *sep == ':' && !strcmp(sep + 1, "*");
+	bool range = sep && *sep == ':' && end && end != sep + 1 && *end == '-' && n > 0;
+	if (range) {
+		char *dash = end, *stop;
+		last = strtol(dash + 1, &stop, 10);
+		range = stop != dash + 1 && !*stop && last >= n;
 	}
-	bool relative = *sep == '+';
+	if (!all && !range &&
+	    (!at || !*sep || end == sep + 1 || *end || n < (*sep == ':'))) {
+		if (!quiet)
+			error_at(fc->arg->tok, "statement(\"%s\"): expected NAME@FILE:LINE, "
+				 "NAME@FILE:FIRST-LAST, NAME@FILE:* or NAME@FILE+LINES", spec);
+		return false;
+	}
+	*ss = (StatementSpec){xstrndup(spec, at - spec), xstrndup(at + 1, sep - at - 1), *sep,
+			      all ? 1 : n, all ? INT32_MAX : last, all || range};
+	return true;
+}
+
+bool statement_spec_ok(Component *fc)
+{
+	StatementSpec ss;
+	return statement_spec(fc, &ss, false);
+}
+
+static int statement_sites(ProbePoint *pp, Vec *out, UProgram *prog, Component *fc,
+			   bool quiet)
+{
+	StatementSpec ss;
+	if (!statement_spec(fc, &ss, quiet))
+		return 0;
+	if (ss.range)
+		return statement_lines(pp, out, prog, fc, ss.name, ss.file, ss.line, ss.last,
+				       quiet);
+	long n = ss.line;
+	const char *spec = fc->arg->str;
+	bool relative = ss.sep == '+';
 	bool nearest = !strcmp(((Component *)pp->comps.data[pp->comps.len - 1])->name,
 			       "nearest");
-	char *name = xstrndup(spec, at - spec), *file = xstrndup(at + 1, sep - at - 1);
+	char *name = ss.name, *file = ss.file;
 	typedef struct {
 		UFunc *fn;
 		uint64_t pc;
@@ -166,8 +247,8 @@ static int statement_sites(ProbePoint *pp, Vec *out, UProgram *prog, Component *
 	}
 	if (!found.len) {
 		if (!quiet)
-			error_at(fc->arg->tok, "statement(\"%s\"): no code at that line in '%s'%s",
-				 spec, uprog_path(prog), nearest || !funcs.len ? "" :
+			error_at(fc->arg->tok, "statement(\"%s\"): no code at that line in %s%s",
+				 spec, in_program(prog), nearest || !funcs.len ? "" :
 				 " (.nearest takes the next line that has some)");
 		return 0;
 	}
@@ -210,14 +291,20 @@ static int process_expand(const ProbeFamily *f, ProbePoint *pp, Session *s, bool
 			error_at(ptok, "process(\"%s\"): %s", path, why);
 		return 0;
 	}
+	return dwarf_sites(pp, prog, quiet, out);
+}
+
+int dwarf_sites(ProbePoint *pp, UProgram *prog, bool quiet, Vec *out)
+{
 	Component *fc = pp->comps.data[1];
 	if (!strcmp(fc->name, "statement"))
 		return statement_sites(pp, out, prog, fc, quiet);
 	char *name, *file;
 	int line;
 	if (!split_function(fc->arg->str, &name, &file, &line)) {
-		error_at(fc->arg->tok, "function(\"%s\"): the line after ':' must be a positive "
-			 "number", fc->arg->str);
+		if (!quiet)
+			error_at(fc->arg->tok, "function(\"%s\"): the line after ':' must be a "
+				 "positive number", fc->arg->str);
 		return 0;
 	}
 	const char *kind = pp->comps.len > 2 ? ((Component *)pp->comps.data[2])->name : "";
@@ -231,10 +318,10 @@ static int process_expand(const ProbeFamily *f, ProbePoint *pp, Session *s, bool
 		if (file && !uprog_has_dwarf(prog))
 			error_at(fc->arg->tok, "function(\"%s\"): '%s' has no debug information "
 				 "(built without -g?), so no source files: name the function alone",
-				 fc->arg->str, path);
+				 fc->arg->str, uprog_path(prog));
 		else
-			error_at(fc->arg->tok, "no function matches \"%s\" in '%s'%s", fc->arg->str,
-				 path, uprog_has_dwarf(prog) ? "" :
+			error_at(fc->arg->tok, "no function matches \"%s\" in %s%s", fc->arg->str,
+				 in_program(prog), uprog_has_dwarf(prog) ? "" :
 				 " (no debug information: its symbol table's functions only)");
 		return 0;
 	}
@@ -412,6 +499,13 @@ typedef struct {
 	Vec *kparms;
 } EntryFrom;
 
+/* Where a .return probe's @entry values are read: where the function's body starts (a
+ * uprobe there), or a kernel function's entry (its kretprobe's entry handler runs there). */
+static uint64_t entry_pc(USite *site)
+{
+	return uprog_is_kernel(site->prog) ? site->func->entry : site->func->body;
+}
+
 /* $$parms, $$locals or $$vars (N) in a .return probe: the variables' values at the call,
  * as SystemTap prints them. Each one an @entry($name) in N's args (added to OUT), or "?"
  * (an N_STR of its name) when it cannot be read there or @entry has no room left. */
@@ -424,7 +518,7 @@ static void entry_var_list(EntryFrom *from, Node *n, Vec *out)
 		return;                 /* pass 2 says what it is not */
 	Vec names = {0};
 	USite *site = from->site;
-	uint64_t at = site ? site->func->body : 0;
+	uint64_t at = site ? entry_pc(site) : 0;
 	if (site)
 		dwarf_var_names(site->prog, site->func, at, parms, locals, &names);
 	else if (parms)
@@ -491,7 +585,7 @@ static void collect_entries(EntryFrom *from, Node *n, Vec *out)
 void process_entry_probe(Session *s, Probe *ret)
 {
 	bool kernel = kfunc_family(ret->family);
-	USite *site = ret->family == &process_family ? process_site(ret) : NULL;
+	USite *site = process_site(ret);       /* none: a kernel function's BTF */
 	if (kernel) {
 		ProbePoint *rp = ret->points.data[0];
 		if (strcmp(((Component *)rp->comps.data[rp->comps.len - 1])->name, "return"))
@@ -500,7 +594,7 @@ void process_entry_probe(Session *s, Probe *ret)
 		return;
 	}
 	Vec kparms = {0};
-	if (kernel)
+	if (kernel && !site)
 		kernel_entry_params(s, ret, &kparms);
 	EntryFrom from = {.site = site, .kparms = &kparms};
 	collect_entries(&from, ret->body, &ret->entries);
@@ -525,9 +619,9 @@ void process_entry_probe(Session *s, Probe *ret)
 		USite *at = xalloc(sizeof(*at));
 		*at = *site;
 		at->ret = false;
-		at->pc = site->func->body;
+		at->pc = entry_pc(site);
 		pp->site = at;
-		if (!uprog_offset(site->prog, at->pc, &at->offset))
+		if (!kernel && !uprog_offset(site->prog, at->pc, &at->offset))
 			unreachable();  /* the body is in the function, whose entry was found */
 	}
 	/* a kernel function's: run by its kretprobe's entry handler (runtime/kprobes.c) */

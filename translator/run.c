@@ -118,6 +118,7 @@ static int run_in_guest(Session *s, const char *loader, const char *ko, const ch
 	GuestOptions o = {
 		.arch = s->target_arch,
 		.icount = s->vm_icount,
+		.kaslr = s->vm_kaslr,
 		.release = s->kernel_release,
 		.cpus = s->vm_cpus,
 		.mem_mb = s->vm_mem,

@@ -610,13 +610,20 @@ static void no_such_member(Ctx *c, Node *n, const char *vars, const char *base)
 			 " whose members hwtap knows (it reads struct mce's)" : "");
 }
 
+/* Whether P's variables come from DWARF: a process probe's, or a kernel point resolved with
+ * the kernel's DWARF (a source file or line, an inlined copy: kdwarf.c). */
+static bool dwarf_probe(Probe *p)
+{
+	return p->family == &process_family || (kfunc_family(p->family) && process_site(p));
+}
+
 /* A process, kernel.function or kernel.trace probe's $var, $var->member[i], $return,
  * $$parms ... or (AT an N_ADDR node) &$var...: from the program's DWARF or the kernel's
  * BTF. */
 static Type walk_typed_target(Ctx *c, Node *n, Node *at)
 {
 	bool report = c->report && !c->in_defined;
-	bool process = c->probe->family == &process_family;
+	bool process = dwarf_probe(c->probe);
 	bool trace = c->probe->family == &tracepoint_family;
 	if (!strncmp(n->name, "$$", 2)) {
 		char *format;
@@ -628,8 +635,8 @@ static Type walk_typed_target(Ctx *c, Node *n, Node *at)
 			error_at(n->tok, "'%s' is not one of %s", n->name, process ?
 				 "$$parms, $$locals, $$vars and $$return" : trace ?
 				 "$$name, $$system, $$parms and $$vars" :
-				 "$$parms, $$vars and $$return (a kernel function's locals need its "
-				 "DWARF, which hwtap does not read)");
+				 "$$parms, $$vars and $$return (a kernel function's locals: name its "
+				 "file, kernel.function(\"NAME@FILE\"), to read its DWARF)");
 		return n->num ? TY_STRING : TY_UNKNOWN;
 	}
 	for (int i = 0; i < n->comps.len; i++) {
@@ -1021,7 +1028,7 @@ static Type walk_at(Ctx *c, Node *n)
 		return TY_LONG;
 	case N_AT_VAR:
 		/* in a process probe, the $variable it names (from then on) */
-		if (c->probe && c->probe->family == &process_family) {
+		if (c->probe && dwarf_probe(c->probe)) {
 			if (!process_at_var(c->probe, n, c->report && !c->in_defined))
 				return TY_UNKNOWN;
 			return walk_target(c, n);

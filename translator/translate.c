@@ -1170,6 +1170,9 @@ static void prologue(Gen *g, Session *s, const char *name)
 	int strs = ptab_uentry_strings(s);
 	if (strs)
 		tr_line(g, "#define HWTAP_UENTRY_STRS %d", strs);
+	const char *kbias = ptab_kbias_define(s);
+	if (*kbias)
+		tr_line(g, "%s", kbias);
 	tr_line(g, "#define HWTAP_MODULE_NAME \"%s\"", name);
 	const char *script = s->user->file->name, *slash = strrchr(script, '/');
 	script = slash ? slash + 1 : script;

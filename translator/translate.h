@@ -64,6 +64,7 @@ bool ptab_is_kprobe(Probe *p);                /* kprobe.function: kprobes.c */
 bool ptab_is_tracepoint(Probe *p);            /* kernel.trace, any: tracepoints.c */
 bool ptab_is_kentry(Probe *p);                /* a kernel .return probe with @entry, or its companion */
 int ptab_kprobe_count(Session *s);            /* hwtap_kprobes[]'s entries */
+char *ptab_kbias_define(Session *s);          /* "#define HWTAP_KBIAS_LINK ..." or "" */
 void ptab_tracepoint_callback(Gen *g, Probe *p, int index);   /* tp_INDEX */
 int ptab_tracepoint_table(Gen *g, Session *s);  /* hwtap_tracepoints[]; how many entries */
 int ptab_count(Session *s, bool (*is)(Probe *p));   /* how many probes IS says yes to */

@@ -440,6 +440,19 @@ int ptab_kprobe_count(Session *s)
 	return ptab_count(s, in_kprobe_table);
 }
 
+/* "#define HWTAP_KBIAS_LINK 0x..." when a probe's point or variables come from the kernel's
+ * DWARF (runtime/kprobes.c's _hwtap_kbias), else "". */
+char *ptab_kbias_define(Session *s)
+{
+	for (int i = 0; i < s->probes.len; i++) {
+		USite *site = process_site(s->probes.data[i]);
+		uint64_t link;
+		if (site && uprog_is_kernel(site->prog) && kdwarf_bias_link(site->prog, &link))
+			return xformat("#define HWTAP_KBIAS_LINK 0x%llxUL", (unsigned long long)link);
+	}
+	return "";
+}
+
 static char *kentry_size(Probe *ret);
 
 static int probe_number(Session *s, Probe *p)
@@ -474,6 +487,8 @@ int ptab_kprobe_table(Gen *g, Session *s)
 		const char *mod = kprobe_module(p);
 		if (mod)                /* placed when the module loads (runtime/kprobes.c) */
 			tr_line(g, "		.module = %s,", tr_c_string(mod, strlen(mod)));
+		if (kprobe_address(p))  /* the kernel's DWARF: by address, KASLR's shift added */
+			tr_line(g, "		.addr = 0x%llxUL,", (unsigned long long)kprobe_address(p));
 		if (p->entry_probe)     /* @entry: kept in the kretprobe's instances */
 			tr_line(g, "		.symbol = %s, .ret = true, .fire_data = probe_%d, "
 				".entry = probe_%d, .data_size = %s,", tr_c_string(sym, strlen(sym)),
@@ -577,7 +592,7 @@ static void process_var_list_c(Gen *g, StrBuf *sb, Node *n)
 {
 	char *format;
 	Vec args = {0};
-	if (!(ptab_is_process(g->probe) ? process_var_list(g->probe, n, &format, &args) :
+	if (!(process_site(g->probe) ? process_var_list(g->probe, n, &format, &args) :
 	      kernel_var_list(g->s, g->probe, n, &format, &args)))
 		unreachable();
 	Node call = {.kind = N_CALL, .tok = n->tok, .name = "sprintf", .type = TY_STRING};

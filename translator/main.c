@@ -81,8 +81,10 @@ static const char usage_text[] =
 	".statement, with DWARF's variables; process(\"PATH\").begin, .end, .thread.begin,\n"
 	".thread.end) and kernel probes (kernel.function(\"GLOB\"),\n"
 	"module(\"M\").function(\"GLOB\") and every tracepoint as kernel.trace(\"SYS:NAME\"),\n"
-	"with BTF's types; kprobe.function(\"NAME\")) with variables, arrays, statistics,\n"
-	"histograms, functions, try/catch, regular expressions and printing.\n";
+	"with BTF's types; with the kernel's DWARF, kernel.function(\"NAME@FILE\"), .inline,\n"
+	"kernel.statement(\"NAME@FILE:LINE\"); kprobe.function(\"NAME\")) with variables,\n"
+	"arrays, statistics, histograms, functions, try/catch, regular expressions and\n"
+	"printing.\n";
 
 __attribute__((noreturn, format(printf, 1, 2)))
 static void usage_error(const char *fmt, ...)

@@ -387,8 +387,10 @@ Type kernel_target(Session *s, Probe *p, Node *n, Node *at, bool report)
 		if (index < 0) {
 			if (report)
 				error_at(n->tok, "kernel function %s has no parameter '%s' (its "
-					 "parameters: %s)", func, name, *kbtf_params(k, func, 0) ?
-					 kbtf_params(k, func, 0) : "none");
+					 "parameters: %s; a local is read from the kernel's DWARF: "
+					 "kernel.function(\"%s@*\"))", func, name,
+					 *kbtf_params(k, func, 0) ? kbtf_params(k, func, 0) : "none",
+					 func);
 			return TY_UNKNOWN;
 		}
 		if (index >= 6) {

@@ -323,10 +323,11 @@ static const struct {
 } foreign_families[] = {
 	{"syscall", "system calls (kprobes on the kernel's sys_* functions)"},
 	{"nd_syscall", "system calls (kprobes on the kernel's sys_* functions)"},
-	{"kernel.function", "kernel functions (kprobes placed with the kernel's debug "
-			    "information)"},
-	{"kernel.statement", "kernel source lines (kprobes placed with the kernel's debug "
-			     "information)"},
+	{"kernel.function", "kernel functions' other forms (.label, .exported, .callee, "
+			    "by address; hwtap's are function(\"GLOB\"), its .call, .return and "
+			    ".inline)"},
+	{"kernel.statement", "kernel addresses (statement(ADDRESS).absolute; hwtap's is "
+			     "statement(\"NAME@FILE:LINE\"))"},
 	{"kernel.data", "kernel data (hardware watchpoints on kernel symbols)"},
 	{"module", "kernel modules' functions and source lines (kprobes placed with their "
 		   "debug information)"},

@@ -29,6 +29,7 @@ typedef struct {
 	Dwarf *dw;
 	Dwarf_CFI *cfi_eh, *cfi_debug;
 	VEC(UFunc *) funcs;
+	bool read;              /* funcs has every unit's */
 } UDwarf;
 
 static UDwarf *open_dwarf(UProgram *p)
@@ -142,24 +143,37 @@ static void scan_children(UDwarf *d, Dwarf_Die *die)
 	} while (!dwarf_siblingof(&child, &child));
 }
 
-static void read_functions(UDwarf *d)
+/* The functions of every unit into D's list; with UNIT (a glob of a source file), of the
+ * units compiled from a file it names only. */
+static void read_functions(UDwarf *d, const char *unit)
 {
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 	while (!dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL)) {
 		Dwarf_Die cu;
-		if (dwarf_offdie(d->dw, off + hsize, &cu))
+		if (dwarf_offdie(d->dw, off + hsize, &cu) &&
+		    (!unit || dwarf_file_matches(unit, dwarf_diename(&cu))))
 			scan_children(d, &cu);
 		off = next;
 	}
+	d->read = !unit;
 }
 
 bool uprog_has_dwarf(UProgram *p)
 {
 	UDwarf *d = open_dwarf(p);
-	if (d && !d->funcs.len)
-		read_functions(d);
+	if (d && !d->read)
+		read_functions(d, NULL);
 	return d && d->funcs.len;
+}
+
+/* Whether P has debug information, without reading its functions. */
+bool uprog_dwarf_opens(UProgram *p)
+{
+	Dwarf_Off next;
+	size_t hsize;
+	UDwarf *d = open_dwarf(p);
+	return d && !dwarf_nextcu(d->dw, 0, &next, &hsize, NULL, NULL, NULL);
 }
 
 /* Whether the glob FILE names PATH: the whole path, or a tail of it after a '/'
@@ -182,12 +196,29 @@ bool dwarf_file_matches(const char *glob, const char *path)
 void uprog_functions(UProgram *p, const char *name, const char *file, int line, int kinds,
 		     Vec *out)
 {
+	UDwarf *d = open_dwarf(p);
+	size_t flen = file ? strlen(file) : 0;
+	if (d && !d->read && uprog_is_kernel(p) && flen > 2 && !strcmp(file + flen - 2, ".c")) {
+		/* a kernel's .c file: only the units compiled from it (a whole vmlinux's
+		 * functions take a second to read; these, milliseconds) */
+		UDwarf unit = *d;
+		unit.funcs = (typeof(unit.funcs)){0};
+		read_functions(&unit, file);
+		for (int i = 0; i < unit.funcs.len; i++) {
+			UFunc *f = unit.funcs.data[i];
+			if ((kinds & (f->inlined ? UFUNC_INLINED : UFUNC_OUT_OF_LINE)) &&
+			    !fnmatch(name, f->name, 0) && dwarf_file_matches(file, f->file) &&
+			    (!line || f->line == line))
+				vec_push(out, f);
+		}
+		if (out->len)
+			return;
+	}
 	if (!uprog_has_dwarf(p)) {
 		if (!file && (kinds & UFUNC_OUT_OF_LINE))
 			uprog_symbol_functions(p, name, out);
 		return;
 	}
-	UDwarf *d = open_dwarf(p);
 	for (int i = 0; i < d->funcs.len; i++) {
 		UFunc *f = d->funcs.data[i];
 		if (!(kinds & (f->inlined ? UFUNC_INLINED : UFUNC_OUT_OF_LINE)) ||

@@ -471,6 +471,7 @@ void **uprog_dwarf_slot(UProgram *p, bool **tried);    /* dwarf.c's state of P *
 bool uprog_offset(UProgram *p, uint64_t vaddr, uint64_t *off);
 void uprog_symbol_functions(UProgram *p, const char *name, Vec *out);
 bool uprog_has_dwarf(UProgram *p);
+bool uprog_dwarf_opens(UProgram *p);    /* it has DWARF (its functions not read yet) */
 void uprog_functions(UProgram *p, const char *name, const char *file, int line, int kinds,
 		     Vec *out);
 UTarget *dwarf_target(UProgram *p, UFunc *f, uint64_t pc, bool ret, Node *n, bool address,

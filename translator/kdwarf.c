@@ -133,7 +133,7 @@ static UProgram *load(Session *s, const char **why)
 	UProgram *p = uprog_open(s, found, why);
 	if (!p)
 		return NULL;
-	if (!uprog_has_dwarf(p)) {
+	if (!uprog_dwarf_opens(p)) {
 		*why = xformat("'%s' has no debug information", found);
 		return NULL;
 	}

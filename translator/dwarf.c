@@ -30,7 +30,14 @@ typedef struct {
 	Dwarf_CFI *cfi_eh, *cfi_debug;
 	VEC(UFunc *) funcs;
 	bool read;              /* funcs has every unit's */
+	VEC(UnitFuncs *) units; /* units read alone (dwarf_function_at()) */
 } UDwarf;
+
+/* One unit's functions, read alone. */
+typedef struct UnitFuncs {
+	Dwarf_Off cu;
+	VEC(UFunc *) funcs;
+} UnitFuncs;
 
 static UDwarf *open_dwarf(UProgram *p)
 {
@@ -157,6 +164,33 @@ static void read_functions(UDwarf *d, const char *unit)
 		off = next;
 	}
 	d->read = !unit;
+}
+
+UFunc *dwarf_function_at(UProgram *p, uint64_t entry)
+{
+	UDwarf *d = open_dwarf(p);
+	Dwarf_Die cu;
+	if (!d || !dwarf_addrdie(d->dw, entry, &cu))
+		return NULL;
+	UnitFuncs *u = NULL;
+	for (int i = 0; i < d->units.len && !u; i++)
+		if (((UnitFuncs *)d->units.data[i])->cu == dwarf_dieoffset(&cu))
+			u = d->units.data[i];
+	if (!u) {               /* that unit's functions alone, once */
+		UDwarf unit = *d;
+		unit.funcs = (typeof(unit.funcs)){0};
+		scan_children(&unit, &cu);
+		u = xalloc(sizeof(*u));
+		u->cu = dwarf_dieoffset(&cu);
+		u->funcs = unit.funcs;
+		vec_push(&d->units, u);
+	}
+	for (int i = 0; i < u->funcs.len; i++) {
+		UFunc *f = u->funcs.data[i];
+		if (!f->inlined && f->entry == entry)
+			return f;
+	}
+	return NULL;
 }
 
 bool uprog_has_dwarf(UProgram *p)
@@ -831,6 +865,26 @@ UTarget *dwarf_target(UProgram *p, UFunc *f, uint64_t pc, bool ret, Node *n, boo
 		return NULL;
 	}
 	return r.t;
+}
+
+/* Whether variable NAME at PC of F is a structure or union (which $$vars shows as
+ * "{...}", as SystemTap does). */
+bool dwarf_var_is_struct(UProgram *p, UFunc *f, uint64_t pc, const char *name)
+{
+	Reader r = {.var = name};
+	Place pl = {0};
+	Dwarf_Die *scopes = NULL, var;
+	int fn, n = open_function(&r, p, f, pc) ? scopes_at(&r, &scopes, &fn) : 0;
+	int at = n ? dwarf_getscopevar(scopes, n, name, 0, NULL, 0, 0, &var) : -1;
+	free(scopes);
+	if (at < 0)             /* (whether or not it has a value there) */
+		return false;
+	set_type(&var, &pl);
+	if (!pl.typed)
+		return false;
+	int tag = dwarf_tag(&pl.type);
+	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+	       tag == DW_TAG_class_type;
 }
 
 /* $$parms, $$locals, $$vars: each variable's name, to be read with dwarf_target(). */

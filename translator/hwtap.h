@@ -328,6 +328,7 @@ struct Script {
 
 Script *parse_script(SrcFile *file, Session *s);   /* NULL only when nothing parsed */
 Node *new_node(NodeKind kind, Token *tok);
+bool node_any(Node *n, bool (*pred)(Node *, void *), void *arg);   /* N or one under it */
 bool is_keyword(const char *name);
 
 /* ---- print.c: -p1 normalized source, -p2 elaborated program -------------------------- */
@@ -477,6 +478,7 @@ void uprog_functions(UProgram *p, const char *name, const char *file, int line, 
 UTarget *dwarf_target(UProgram *p, UFunc *f, uint64_t pc, bool ret, Node *n, bool address,
 		      const char **why, Token **where);
 void dwarf_var_names(UProgram *p, UFunc *f, uint64_t pc, bool parms, bool locals, Vec *out);
+bool dwarf_var_is_struct(UProgram *p, UFunc *f, uint64_t pc, const char *name);
 char *dwarf_var_list(UProgram *p, UFunc *f, uint64_t pc, bool ret);   /* for -L */
 char *dwarf_cfa(UProgram *p, UFunc *f, uint64_t pc, const char **why);  /* C, or NULL */
 bool dwarf_line_address(UProgram *p, UFunc *f, int line, bool nearest, uint64_t *addr,
@@ -558,7 +560,10 @@ bool kfunc_family(const ProbeFamily *f);        /* kernel.function or module().f
 const char *kprobe_module(Probe *p);             /* module("M")'s M, or NULL */
 KBtf *kfunc_btf(Session *s, Probe *p);           /* the BTF its function is in, or NULL */
 void kernel_entry_params(Session *s, Probe *p, Vec *out);   /* $$parms a .return keeps */
+void kernel_dwarf_if_needed(Session *s, Probe *p);  /* a local read: its DWARF site */
+UFunc *dwarf_function_at(UProgram *p, uint64_t entry);  /* the function starting there */
 const char *kprobe_symbol(Probe *p, bool *ret);  /* "NAME" or "M:NAME"; *RET: .return */
+const char *kfunc_name(ProbePoint *pp);          /* kernel/module().function's NAME */
 uint64_t kprobe_address(Probe *p);               /* its link-time address (DWARF), or 0 */
 Type kernel_target(Session *s, Probe *p, Node *n, Node *at, bool report);  /* AT->plan */
 bool logical_rhs_dead(Node *n);     /* sema.c: @defined(x) && ...: the rest not evaluated */

@@ -68,6 +68,30 @@ static bool consume(Token **rest, Token *tok, const char *s)
 	return false;
 }
 
+/* Whether PRED(node, ARG) holds for N or a node under it: its operands, statements,
+ * arguments, keys and a target's index expressions. */
+bool node_any(Node *n, bool (*pred)(Node *, void *), void *arg)
+{
+	if (!n)
+		return false;
+	if (pred(n, arg))
+		return true;
+	Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->inc, n->body,
+			n->value, n->array, n->limit};
+	for (size_t i = 0; i < sizeof(kids) / sizeof(kids[0]); i++)
+		if (node_any(kids[i], pred, arg))
+			return true;
+	Vec *lists[] = {&n->args, &n->keys};
+	for (size_t l = 0; l < 2; l++)
+		for (int i = 0; i < lists[l]->len; i++)
+			if (node_any(lists[l]->data[i], pred, arg))
+				return true;
+	for (int i = 0; i < n->comps.len; i++)
+		if (node_any(((TargetComp *)n->comps.data[i])->index, pred, arg))
+			return true;
+	return false;
+}
+
 Node *new_node(NodeKind kind, Token *tok)
 {
 	Node *n = xalloc(sizeof(*n));

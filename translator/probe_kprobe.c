@@ -92,6 +92,15 @@ const char *kprobe_module(Probe *p)
 	       kernel_module_name(point_module(p->points.data[0])) : NULL;
 }
 
+/* A kernel.function or module().function point's function: its second component's
+ * argument without the "@FILE:LINE" pass 2 names it with where DWARF says (a BTF point's
+ * name is its symbol's). */
+const char *kfunc_name(ProbePoint *pp)
+{
+	const char *spec = ((Component *)pp->comps.data[1])->arg->str;
+	return strchr(spec, '@') ? xstrndup(spec, strcspn(spec, "@")) : spec;
+}
+
 const char *kprobe_symbol(Probe *p, bool *ret)
 {
 	ProbePoint *pp = p->points.data[0];
@@ -101,14 +110,14 @@ const char *kprobe_symbol(Probe *p, bool *ret)
 	}
 	if (p->family == &module_family) {
 		*ret = !strcmp(((Component *)pp->comps.data[pp->comps.len - 1])->name, "return");
-		return xformat("%s:%s", kprobe_module(p), ((Component *)pp->comps.data[1])->arg->str);
+		return xformat("%s:%s", kprobe_module(p), kfunc_name(pp));
 	}
 	bool module = p->family == &kprobe_family &&
 		      !strcmp(((Component *)pp->comps.data[1])->name, "module");
 	Component *fn = pp->comps.data[module ? 2 : 1];
 	*ret = !strcmp(((Component *)pp->comps.data[pp->comps.len - 1])->name, "return");
 	if (!module)
-		return fn->arg->str;
+		return p->family == &kernel_family ? kfunc_name(pp) : fn->arg->str;
 	return xformat("%s:%s", ((Component *)pp->comps.data[1])->arg->str, fn->arg->str);
 }
 
@@ -204,6 +213,18 @@ static int dwarf_expand(ProbePoint *pp, Session *s, bool quiet, Vec *out)
 	return n;
 }
 
+/* NAME as pass 2 names a function, with the kernel's DWARF KD (or NULL): where it is
+ * declared, "vfs_read@fs/read_write.c:450", as SystemTap names it; NAME when DWARF does
+ * not say (no DWARF, a name several functions have, one it does not know). */
+static const char *dwarf_spec(UProgram *kd, const char *name)
+{
+	Vec syms = {0};
+	if (kd)
+		uprog_symbol_functions(kd, name, &syms);
+	UFunc *f = syms.len == 1 ? dwarf_function_at(kd, ((UFunc *)syms.data[0])->entry) : NULL;
+	return f && f->file ? xformat("%s@%s:%d", name, f->file, f->line) : name;
+}
+
 /* One point per function of the target kernel GLOB matches (its BTF's functions). */
 static int kernel_expand(const ProbeFamily *f, ProbePoint *pp, Session *s, bool quiet,
 			 Vec *out)
@@ -243,8 +264,9 @@ static int kernel_expand(const ProbeFamily *f, ProbePoint *pp, Session *s, bool 
 				 names.len, KERNEL_GLOB_MAX);
 		return 0;
 	}
+	UProgram *kd = mod ? NULL : kdwarf(s, &why);
 	for (int i = 0; i < names.len; i++)
-		vec_push(out, process_point_with(pp, NULL, names.data[i]));
+		vec_push(out, process_point_with(pp, NULL, dwarf_spec(kd, names.data[i])));
 	return names.len;
 }
 
@@ -322,15 +344,19 @@ static void kernel_list(const char *pattern, bool with_vars, Session *s, Vec *ou
 	const char *tail = open + strlen(glob) + (open[strlen(glob)] == '"' ? 2 : 0);
 	Vec names = {0};
 	kbtf_functions(k, glob, &names);
+	UProgram *kd = mod ? NULL : kdwarf(s, &why);
 	for (int i = 0; i < names.len; i++) {
 		bool ret = !strcmp(tail, ".return");
 		char *point = mod ? xformat("module(\"%s\").function(\"%s\")%s", mod,
 					    (char *)names.data[i], tail) :
-			      xformat("kernel.function(\"%s\")%s", (char *)names.data[i], tail);
+			      xformat("kernel.function(\"%s\")%s",
+				      dwarf_spec(kd, names.data[i]), tail);
 		if (with_vars) {
 			int rt = ret ? kbtf_return(k, names.data[i]) : 0;
-			char *vars = ret ? (rt ? xformat("$return:%s", kbtf_type_name(k, rt)) : "")
-					 : kbtf_params(k, names.data[i], 0);
+			/* at .return the parameters too: their values at the call */
+			char *params = kbtf_params(k, names.data[i], 0);
+			char *vars = !rt ? params : xformat("$return:%s%s%s", kbtf_type_name(k, rt),
+							    *params ? " " : "", params);
 			if (*vars)
 				point = xformat("%s %s", point, vars);
 		}
@@ -361,7 +387,7 @@ const ProbeFamily module_family = {
 Type kernel_target(Session *s, Probe *p, Node *n, Node *at, bool report)
 {
 	ProbePoint *pp = p->points.data[0];
-	const char *func = ((Component *)pp->comps.data[1])->arg->str, *why;
+	const char *func = kfunc_name(pp), *why;
 	bool ret = !strcmp(((Component *)pp->comps.data[pp->comps.len - 1])->name, "return");
 	KBtf *k = point_btf(s, pp, &why);
 	int type = 0, index = -1;
@@ -387,10 +413,10 @@ Type kernel_target(Session *s, Probe *p, Node *n, Node *at, bool report)
 		if (index < 0) {
 			if (report)
 				error_at(n->tok, "kernel function %s has no parameter '%s' (its "
-					 "parameters: %s; a local is read from the kernel's DWARF: "
-					 "kernel.function(\"%s@*\"))", func, name,
+					 "parameters: %s%s)", func, name,
 					 *kbtf_params(k, func, 0) ? kbtf_params(k, func, 0) : "none",
-					 func);
+					 point_module(pp) ? "" : "; locals need the kernel's DWARF, "
+					 "Debian's linux-image-RELEASE-dbg");
 			return TY_UNKNOWN;
 		}
 		if (index >= 6) {
@@ -412,12 +438,63 @@ Type kernel_target(Session *s, Probe *p, Node *n, Node *at, bool report)
 	return ((UTarget *)at->plan)->type;
 }
 
+typedef struct {
+	KBtf *k;
+	const char *func;
+} ParamsOf;
+
+/* A $NAME that is not one of FUNC's parameters in BTF (nor $return), $$locals, $$vars or
+ * @var(...): what only DWARF has. */
+static bool reads_other(Node *n, void *arg)
+{
+	ParamsOf *po = arg;
+	int type;
+	if (n->kind == N_AT_VAR)
+		return true;
+	if (n->kind != N_TARGET)
+		return false;
+	if (!strncmp(n->name, "$$", 2))
+		return !strcmp(n->name, "$$locals") || !strcmp(n->name, "$$vars");
+	char *name = xstrndup(n->name + 1, strcspn(n->name + 1, "$"));
+	return strcmp(name, "return") && kbtf_param(po->k, po->func, 0, name, &type) < 0;
+}
+
+/* kernel.function("NAME") probe P, placed by BTF at NAME's entry, whose body reads a
+ * local or @var (what BTF does not have): with the kernel's DWARF installed, the
+ * function's DWARF site instead, where its body starts (at its entry for .return), as
+ * SystemTap places it; the variables are then all read as DWARF says there. A name that
+ * several functions have stays BTF's, its error saying how to name one. */
+void kernel_dwarf_if_needed(Session *s, Probe *p)
+{
+	ProbePoint *pp = p->points.data[0];
+	const char *why;
+	if (p->family != &kernel_family || pp->site || !strcmp(((Component *)pp->comps.data[1])
+							       ->name, "statement"))
+		return;
+	bool ret;
+	const char *func = kprobe_symbol(p, &ret);
+	ParamsOf po = {kfunc_btf(s, p), func};
+	if (!po.k || !node_any(p->body, reads_other, &po))
+		return;
+	UProgram *kd = kdwarf(s, &why);
+	Vec syms = {0};
+	if (kd)
+		uprog_symbol_functions(kd, func, &syms);
+	if (syms.len != 1)
+		return;
+	UFunc *f = dwarf_function_at(kd, ((UFunc *)syms.data[0])->entry);
+	if (!f)
+		return;
+	USite *site = xalloc(sizeof(*site));
+	*site = (USite){.prog = kd, .func = f, .ret = ret, .pc = ret ? f->entry : f->body};
+	pp->site = site;
+}
+
 /* The parameters of kernel .return probe P's function that an entry handler can read
  * (the first six, of a type BTF reads as a value): what its $$parms keeps. */
 void kernel_entry_params(Session *s, Probe *p, Vec *out)
 {
-	const char *why, *func = ((Component *)((ProbePoint *)p->points.data[0])->comps.data[1])
-				 ->arg->str;
+	const char *why, *func = kfunc_name(p->points.data[0]);
 	KBtf *k = kfunc_btf(s, p);
 	Vec names = {0};
 	if (!k)

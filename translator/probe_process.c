@@ -449,7 +449,8 @@ bool process_var_list(Probe *p, Node *n, char **format, Vec *args)
 		else
 			sb_printf(&f, "%s%s=", f.len ? " " : "", (char *)names.data[i]);
 		if (!t) {
-			sb_puts(&f, "?");
+			sb_puts(&f, dwarf_var_is_struct(site->prog, site->func, site->pc,
+							names.data[i]) ? "{...}" : "?");
 		} else {
 			sb_puts(&f, "%#x");
 			vec_push(args, v);

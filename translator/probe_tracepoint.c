@@ -437,8 +437,7 @@ bool kernel_var_list(Session *s, Probe *p, Node *n, char **format, Vec *args)
 	ProbePoint *pp = p->points.data[0];
 	bool ret = !trace &&
 		   !strcmp(((Component *)pp->comps.data[pp->comps.len - 1])->name, "return");
-	const char *func = trace ? kbtf_traceiter(tracepoint_name(p, NULL)) :
-			   ((Component *)pp->comps.data[1])->arg->str;
+	const char *func = trace ? kbtf_traceiter(tracepoint_name(p, NULL)) : kfunc_name(pp);
 	Vec names = {0};
 	StrBuf f = {0};
 	sb_putn(&f, "", 0);

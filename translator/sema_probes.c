@@ -303,7 +303,9 @@ static int expand(Derive *c, Expansion *e, ProbePoint *pp, int depth)
 	int n = f->expand(f, pp, c->s, e->optional || pp->optional, &points);
 	for (int i = 0; i < points.len; i++) {
 		add_derived(c, e, points.data[i], f, sh);
-		process_entry_probe(c->s, c->s->probes.data[c->s->probes.len - 1]);
+		Probe *p = c->s->probes.data[c->s->probes.len - 1];
+		kernel_dwarf_if_needed(c->s, p);
+		process_entry_probe(c->s, p);
 	}
 	return n;
 }

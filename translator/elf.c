@@ -27,7 +27,8 @@ struct UProgram {
 	bool kernel;                /* a vmlinux (kdwarf.c) */
 	void *dwarf;                /* dwarf.c's, opened on first use */
 	bool dwarf_tried;
-	VEC(UFunc *) symbols;       /* function symbols, read on first use */
+	VEC(UFunc *) symbols;       /* function symbols, read on first use, by address */
+	VEC(UFunc *) by_name;       /* and by name, for lookups of one name */
 	bool symbols_read;
 };
 
@@ -245,11 +246,39 @@ static void read_symbols(UProgram *p)
 	p->symbols.len = kept;
 }
 
-/* Appends to OUT the function symbols whose names match the glob NAME. */
+static int by_name(const void *a, const void *b)
+{
+	const UFunc *x = *(UFunc *const *)a, *y = *(UFunc *const *)b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->entry > y->entry) - (x->entry < y->entry);
+}
+
+/* Appends to OUT the function symbols whose names match the glob NAME (a name without
+ * wildcards found by binary search: a vmlinux has 100,000, looked up one by one). */
 void uprog_symbol_functions(UProgram *p, const char *name, Vec *out)
 {
 	if (!p->symbols_read)
 		read_symbols(p);
+	if (!strpbrk(name, "*?[\\")) {
+		if (!p->by_name.len && p->symbols.len) {
+			p->by_name = (Vec){.len = p->symbols.len, .cap = p->symbols.len};
+			p->by_name.data = xalloc(sizeof(void *) * p->symbols.len);
+			memcpy(p->by_name.data, p->symbols.data, sizeof(void *) * p->symbols.len);
+			qsort(p->by_name.data, p->by_name.len, sizeof(void *), by_name);
+		}
+		int lo = 0, hi = p->by_name.len;
+		while (lo < hi) {       /* the first not before NAME */
+			int mid = lo + (hi - lo) / 2;
+			if (strcmp(((UFunc *)p->by_name.data[mid])->name, name) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < p->by_name.len && !strcmp(((UFunc *)p->by_name.data[lo])->name, name);
+		     lo++)
+			vec_push(out, p->by_name.data[lo]);
+		return;
+	}
 	for (int i = 0; i < p->symbols.len; i++) {
 		UFunc *f = p->symbols.data[i];
 		if (!fnmatch(name, f->name, 0))

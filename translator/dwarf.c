@@ -166,6 +166,8 @@ static void read_functions(UDwarf *d, const char *unit)
 	d->read = !unit;
 }
 
+/* The out-of-line function whose first instruction is at ENTRY: its unit's functions read
+ * alone (and kept), not the whole file's. */
 UFunc *dwarf_function_at(UProgram *p, uint64_t entry)
 {
 	UDwarf *d = open_dwarf(p);

@@ -160,10 +160,6 @@ static int statement_lines(ProbePoint *pp, Vec *out, UProgram *prog, Component *
 	return n;
 }
 
-/* statement("NAME@FILE:LINE") and ("NAME@FILE+N", N lines after NAME's declaration), with
- * .nearest the next line with code when that one has none: where the line's code starts
- * in each function NAME matches (for an absolute LINE, the one function that has it);
- * LINE may be "*" or a range "FIRST-LAST" (statement_lines()). */
 /* A statement(...)'s argument, SPEC, in its parts: NAME@FILE, then ':' and a line, "*" or
  * FIRST-LAST, or '+' and lines after NAME's declaration. */
 typedef struct {
@@ -205,6 +201,10 @@ bool statement_spec_ok(Component *fc)
 	return statement_spec(fc, &ss, false);
 }
 
+/* statement("NAME@FILE:LINE") and ("NAME@FILE+N", N lines after NAME's declaration), with
+ * .nearest the next line with code when that one has none: where the line's code starts
+ * in each function NAME matches (for an absolute LINE, the one function that has it);
+ * LINE may be "*" or a range "FIRST-LAST" (statement_lines()). */
 static int statement_sites(ProbePoint *pp, Vec *out, UProgram *prog, Component *fc,
 			   bool quiet)
 {

@@ -3,11 +3,12 @@
  * kprobes.c - kprobe.function("NAME") probes: a kprobe on a kernel function's entry, or
  * a kretprobe on its returns (.return), placed by symbol name when the session starts and
  * removed when it stops (a point the kernel's DWARF resolved, a source line or an inlined
- * copy, by its link-time address plus KASLR's shift). The kernel resolves NAME itself (kallsyms, "MODULE:NAME" for a
- * module's), and refuses what it will not probe (its blacklist, code outside the text it
- * allows): a point the kernel refuses fails the start naming it and the reason, or is
- * skipped with a warning when the script marked it '?' (choice.h). Included by the
- * generated module.c after session.h (and perf.c, when there are counters).
+ * copy, by its link-time address plus KASLR's shift). The kernel resolves NAME itself
+ * (kallsyms, "MODULE:NAME" for a module's), and refuses what it will not probe (its
+ * blacklist, code outside the text it allows): a point the kernel refuses fails the
+ * start naming it and the reason, or is skipped with a warning when the script marked it
+ * '?' (choice.h). Included by the generated module.c after session.h (and perf.c, when
+ * there are counters).
  *
  *   _hwtap_kprobes_start(table, n)  from hwtap_start(), after the counters: 0, or -errno
  *                                after reporting which point failed; nothing is left

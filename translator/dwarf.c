@@ -693,7 +693,8 @@ static int scopes_at(Reader *r, Dwarf_Die **scopes, int *func_at)
 		if (dwarf_child(at, &child))
 			break;
 		do {
-			if (dwarf_tag(&child) == DW_TAG_lexical_block && dwarf_haspc(&child, r->pc) == 1) {
+			if (dwarf_tag(&child) == DW_TAG_lexical_block &&
+			    dwarf_haspc(&child, r->pc) == 1) {
 				at = xalloc(sizeof(*at));
 				*at = child;
 				vec_push(&chain, at);
@@ -703,7 +704,9 @@ static int scopes_at(Reader *r, Dwarf_Die **scopes, int *func_at)
 		} while (!dwarf_siblingof(&child, &child));
 	}
 	n = chain.len + 1;
-	*scopes = malloc(sizeof(Dwarf_Die) * n);
+	*scopes = malloc(sizeof(Dwarf_Die) * n);        /* the caller frees it, as libdw's */
+	if (!*scopes)
+		return 0;
 	for (int i = 0; i < chain.len; i++)
 		(*scopes)[i] = *(Dwarf_Die *)chain.data[chain.len - 1 - i];
 	(*scopes)[n - 1] = cu;

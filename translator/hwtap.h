@@ -573,6 +573,7 @@ const char *task_probe_kind(Probe *p, const char **path);
 void process_entry_probe(Session *s, Probe *ret);   /* @entry's companion, if it needs one */
 Type process_target(Probe *p, Node *n, Node *at, bool report);
 bool process_var_list(Probe *p, Node *n, char **format, Vec *args);
+void entry_list_format(Node *n, StrBuf *f, Vec *args);  /* .return's $$parms at the call */
 /* @var("NAME[@FILE]"[, "PATH"]) in a process probe made the $NAME it stands for; false
  * after saying why it cannot (when REPORT) */
 bool process_at_var(Probe *p, Node *n, bool report);

@@ -403,6 +403,21 @@ Type process_target(Probe *p, Node *n, Node *at, bool report)
 	return t->type;
 }
 
+/* $$parms, $$locals or $$vars (N) in a .return probe, as collect_entries() made them:
+ * "a=%#x b=?" into F, each value kept at the call (an @entry node) added to ARGS, "?" for
+ * one that was not kept. */
+void entry_list_format(Node *n, StrBuf *f, Vec *args)
+{
+	for (int i = 0; i < n->args.len; i++) {
+		Node *a = n->args.data[i];
+		bool kept = a->kind == N_AT_ENTRY;
+		sb_printf(f, "%s%s=%s", i ? " " : "", kept ? a->lhs->name + 1 : a->str,
+			  kept ? "%#x" : "?");
+		if (kept)
+			vec_push(args, a);
+	}
+}
+
 /* $$parms, $$locals, $$vars and $$return: "a=0x1 b=0x2" as SystemTap prints them; the
  * names of what N lists, as a format for sprintf and $NAME nodes for its arguments. */
 bool process_var_list(Probe *p, Node *n, char **format, Vec *args)
@@ -416,15 +431,7 @@ bool process_var_list(Probe *p, Node *n, char **format, Vec *args)
 	StrBuf f = {0};
 	sb_putn(&f, "", 0);
 	if (site->ret && strcmp(which, "return")) {
-		/* their values at the call: entry_var_list() made them @entry */
-		for (int i = 0; i < n->args.len; i++) {
-			Node *a = n->args.data[i];
-			bool kept = a->kind == N_AT_ENTRY;
-			sb_printf(&f, "%s%s=%s", i ? " " : "", kept ? a->lhs->name + 1 : a->str,
-				  kept ? "%#x" : "?");
-			if (kept)
-				vec_push(args, a);
-		}
+		entry_list_format(n, &f, args);
 		*format = f.buf;
 		return true;
 	}

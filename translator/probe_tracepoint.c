@@ -447,16 +447,8 @@ bool kernel_var_list(Session *s, Probe *p, Node *n, char **format, Vec *args)
 	} else if (!strcmp(which, "parms") || !strcmp(which, "vars")) {
 		if (k && !ret)
 			kbtf_param_names(k, func, trace, &names);
-		/* at a .return, the values at the call: @entry($NAME) each, "?" for one that
-		 * is not kept (probe_process.c's collect_entries made them) */
-		for (int i = 0; ret && i < n->args.len; i++) {
-			Node *a = n->args.data[i];
-			bool kept = a->kind == N_AT_ENTRY;
-			sb_printf(&f, "%s%s=%s", i ? " " : "", kept ? a->lhs->name + 1 : a->str,
-				  kept ? "%#x" : "?");
-			if (kept)
-				vec_push(args, a);
-		}
+		if (ret)        /* at a .return, the values at the call */
+			entry_list_format(n, &f, args);
 	} else {
 		return false;
 	}

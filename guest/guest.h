@@ -122,6 +122,15 @@ char *guest_kernel_vmlinux(const GuestArch *a, const char *release, FILE *err,
 char *guest_kernel_module(const GuestArch *a, const char *release, const char *name,
 			  const char *dir, FILE *err, const char **why);
 
+/* FN(NAME, KO, ARG) for each module of RELEASE for ARCH in its modules.dep, in its order,
+ * KO uncompressed (a compressed one decompressed into DIR and removed after FN); one that
+ * cannot be decompressed is skipped, said on ERR. Stops at FN's first nonzero return, which
+ * it returns; 0 when all were seen; -errno, said on ERR, when modules.dep cannot be read
+ * (translator/tpmodules.c). */
+int guest_kernel_each_module(const GuestArch *a, const char *release, const char *dir,
+			     FILE *err, int (*fn)(const char *name, const char *ko, void *arg),
+			     void *arg);
+
 /* Print every release of ARCH (under guest_arch_root()/lib/modules), whether the guest can
  * boot it (and what it lacks), and which one is the default and why, to OUT. Returns 0,
  * or 1 when none is usable. */

@@ -844,13 +844,47 @@ static const Codec *codec_by_suffix(const char *path)
 	return NULL;
 }
 
+/* A Guest with only what the module code needs: RELEASE's modules of ARCH. */
+static void module_guest(Guest *g, GuestOptions *o, const GuestArch *a, const char *release,
+			 FILE *err)
+{
+	memset(o, 0, sizeof(*o));
+	*g = (Guest){.o = o, .err = err, .arch = a, .root = guest_arch_root(a),
+		     .release = guest_xstrdup(release)};
+	g->moddir = guest_xformat("%s/lib/modules/%s", g->root, g->release);
+}
+
+static void module_guest_free(Guest *g)
+{
+	guest_free_modules(g);
+	free(g->moddir);
+	free(g->root);
+	free(g->release);
+}
+
+/* Module M's file, uncompressed: its own, or decompressed into DIR/NAME.ko. */
+static char *module_file(Guest *g, const ModDep *m, const char *dir, const char **why)
+{
+	if (!guest_compressed_name(m->path))
+		return guest_xformat("%s/%s", g->moddir, m->path);
+	char *src = guest_xformat("%s/%s", g->moddir, m->path);
+	char *ko = guest_xformat("%s/%s.ko", dir, m->name);
+	if (guest_decompress_file(g, src, ko)) {
+		*why = "could not be decompressed";
+		unlink(ko);
+		free(ko);
+		ko = NULL;
+	}
+	free(src);
+	return ko;
+}
+
 char *guest_kernel_module(const GuestArch *a, const char *release, const char *name,
 			  const char *dir, FILE *err, const char **why)
 {
-	GuestOptions o = {0};
-	Guest g = {.o = &o, .err = err, .arch = a, .root = guest_arch_root(a),
-		   .release = guest_xstrdup(release)};
-	g.moddir = guest_xformat("%s/lib/modules/%s", g.root, g.release);
+	GuestOptions o;
+	Guest g;
+	module_guest(&g, &o, a, release, err);
 	char *key = module_name(name, strlen(name)), *ko = NULL;
 	ModDep *m = load_table(&g) == 0 ? find_by(g.mods, key, false) : NULL;
 	if (!g.mods)
@@ -858,25 +892,34 @@ char *guest_kernel_module(const GuestArch *a, const char *release, const char *n
 	else if (!m)
 		*why = strlist_has(&g.mods->builtin, key) ? "is built into the kernel" :
 		       "is not in its modules.dep";
-	else if (!guest_compressed_name(m->path))
-		ko = guest_xformat("%s/%s", g.moddir, m->path);
-	else {
-		char *src = guest_xformat("%s/%s", g.moddir, m->path);
-		ko = guest_xformat("%s/%s.ko", dir, key);
-		*why = "could not be decompressed";
-		if (guest_decompress_file(&g, src, ko)) {
-			unlink(ko);
-			free(ko);
-			ko = NULL;
-		}
-		free(src);
-	}
+	else
+		ko = module_file(&g, m, dir, why);
 	free(key);
-	guest_free_modules(&g);
-	free(g.moddir);
-	free(g.root);
-	free(g.release);
+	module_guest_free(&g);
 	return ko;
+}
+
+int guest_kernel_each_module(const GuestArch *a, const char *release, const char *dir,
+			     FILE *err, int (*fn)(const char *name, const char *ko, void *arg),
+			     void *arg)
+{
+	GuestOptions o;
+	Guest g;
+	module_guest(&g, &o, a, release, err);
+	int rc = load_table(&g);
+	for (int i = 0; !rc && i < g.mods->n; i++) {
+		const char *why;
+		ModDep *m = &g.mods->v[i];
+		char *ko = module_file(&g, m, dir, &why);
+		if (!ko)
+			continue;       /* said on ERR */
+		rc = fn(m->name, ko, arg);
+		if (guest_compressed_name(m->path))
+			unlink(ko);
+		free(ko);
+	}
+	module_guest_free(&g);
+	return rc;
 }
 
 bool guest_compressed_name(const char *path)

@@ -19,6 +19,13 @@
  * The names are found in one walk over the kernel's tracepoints (a glob's hundreds are
  * looked up in a sorted index, not one walk each). Callbacks run where the kernel fires
  * the tracepoint, with preemption disabled: in tasks, interrupts and NMI.
+ *
+ * A module's tracepoint (.module set: ext4's, kvm's) follows the module: the kernel's
+ * tracepoint module notifier says when a module with tracepoints comes (and, as it is
+ * registered, which ones are loaded already) and goes; the entry is watched in each of
+ * the module's lives and waits for it meanwhile. The kernel calls the notifier before it
+ * checks that a going module's tracepoints have no callback left, and calls each one with
+ * its module list's mutex held: the module entries are only ever touched from there.
  */
 #ifndef HWTAP_TRACEPOINTS_C
 #define HWTAP_TRACEPOINTS_C
@@ -26,6 +33,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/bsearch.h>
+#include <linux/module.h>
 #include <linux/tracepoint.h>
 
 #include "choice.h"
@@ -35,6 +43,7 @@ struct hwtap_tracepoint {
 	/* set by the generated code */
 	const char *name;		/* "sched_switch" */
 	void *callback;
+	const char *module;		/* defined by this module ("watchdog"), else NULL */
 	/* the runtime's */
 	struct tracepoint *tp;		/* found, and watched while c.created */
 };
@@ -71,13 +80,75 @@ static void _hwtap_tp_found(struct tracepoint *tp, void *priv)
 		(*at)->tp = tp;
 }
 
+/* The table whose module entries the notifier watches and leaves. */
+static struct hwtap_tracepoint *_hwtap_tp_table;
+static int _hwtap_tp_n;
+static bool _hwtap_tp_following;
+
+/* Tracepoint NAME of module MOD, or NULL. */
+static struct tracepoint *_hwtap_tp_of_module(struct module *mod, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < mod->num_tracepoints; i++) {
+		struct tracepoint *tp = tracepoint_ptr_deref(&mod->tracepoints_ptrs[i]);
+
+		if (!strcmp(tp->name, name))
+			return tp;
+	}
+	return NULL;
+}
+
+/* A module with tracepoints comes or goes: the table's entries of it are watched or left. */
+static int _hwtap_tp_module_event(struct notifier_block *nb, unsigned long state, void *data)
+{
+	struct module *mod = ((struct tp_module *)data)->mod;
+	int i, rc;
+
+	for (i = 0; i < _hwtap_tp_n; i++) {
+		struct hwtap_tracepoint *t = &_hwtap_tp_table[i];
+
+		if (!t->module || !t->c.deferred || strcmp(t->module, mod->name))
+			continue;
+		if (state == MODULE_STATE_GOING && t->c.created) {
+			tracepoint_probe_unregister(t->tp, t->callback, t);
+			t->c.created = false;
+			t->tp = NULL;
+		}
+		if (state != MODULE_STATE_COMING || t->c.created)
+			continue;
+		t->tp = _hwtap_tp_of_module(mod, t->name);
+		if (!t->tp) {
+			_hwtap_warn("%s (%s): module %s has no %s tracepoint", t->c.point,
+				    t->c.where, mod->name, t->name);
+			continue;
+		}
+		rc = tracepoint_probe_register(t->tp, t->callback, t);
+		if (rc)
+			_hwtap_warn("%s (%s): cannot watch the %s tracepoint as module %s loads "
+				    "(%d)", t->c.point, t->c.where, t->name, mod->name, rc);
+		else
+			t->c.created = true;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block _hwtap_tp_modules = {
+	.notifier_call = _hwtap_tp_module_event,
+};
+
 static void _hwtap_tracepoints_stop(struct hwtap_tracepoint *table, int n)
 {
-	bool any = false;
+	bool any = _hwtap_tp_following;
 	int i;
 
+	if (_hwtap_tp_following) {
+		/* says GOING for each loaded module: its entries are left */
+		unregister_tracepoint_module_notifier(&_hwtap_tp_modules);
+		_hwtap_tp_following = false;
+	}
 	for (i = 0; i < n; i++) {
-		if (!table[i].c.created)
+		if (!table[i].c.created || table[i].module)
 			continue;
 		tracepoint_probe_unregister(table[i].tp, table[i].callback, &table[i]);
 		table[i].c.created = false;
@@ -96,6 +167,8 @@ static int _hwtap_tracepoints_start(struct hwtap_tracepoint *table, int n)
 	ix.by_name = kmalloc_array(n, sizeof(*ix.by_name), GFP_KERNEL);
 	if (!ix.by_name)
 		return -ENOMEM;
+	_hwtap_tp_table = table;
+	_hwtap_tp_n = n;
 	for (i = 0; i < n; i++)
 		ix.by_name[i] = &table[i];
 	sort(ix.by_name, n, sizeof(*ix.by_name), _hwtap_tp_cmp, NULL);
@@ -107,6 +180,10 @@ static int _hwtap_tracepoints_start(struct hwtap_tracepoint *table, int n)
 
 		if (_hwtap_choice_replacement(table, size, i)) {
 			t->c.skipped = true;
+			continue;
+		}
+		if (t->module) {
+			t->c.deferred = true;	/* the notifier's, below */
 			continue;
 		}
 		if (!t->tp)
@@ -123,6 +200,23 @@ static int _hwtap_tracepoints_start(struct hwtap_tracepoint *table, int n)
 		}
 		rc = 0;
 	}
+	for (i = 0; i < n && !_hwtap_tp_following; i++) {
+		if (!table[i].c.deferred)
+			continue;
+		/* says COMING for each module loaded now */
+		rc = register_tracepoint_module_notifier(&_hwtap_tp_modules);
+		if (rc) {
+			_hwtap_script_error("cannot follow the kernel's modules for their "
+					    "tracepoints (%d)", rc);
+			_hwtap_tracepoints_stop(table, n);
+			return rc;
+		}
+		_hwtap_tp_following = true;
+	}
+	for (i = 0; i < n; i++)
+		if (table[i].c.deferred && !table[i].c.created)
+			_hwtap_note("%s (%s) waits for module %s", table[i].c.point,
+				    table[i].c.where, table[i].module);
 	_hwtap_choice_report(table, size, n);
 	return 0;
 }

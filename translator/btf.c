@@ -498,6 +498,12 @@ void kbtf_tracepoints(KBtf *k, Vec *out)
 			vec_push(out, (char *)k->funcs.data[i] + n);
 }
 
+bool kbtf_has_function(KBtf *k, const char *name)
+{
+	return k->funcs.len && bsearch(&name, k->funcs.data, k->funcs.len, sizeof(char *),
+				       by_name);
+}
+
 char *kbtf_traceiter(const char *tracepoint)
 {
 	return xformat(TRACEITER "%s", tracepoint);

@@ -552,6 +552,13 @@ UTarget *kbtf_target(KBtf *k, int type_id, const char *value, Node *n, bool addr
 void kbtf_tracepoints(KBtf *k, Vec *out);        /* every tracepoint's name, sorted */
 int kbtf_named_type(KBtf *k, const char *name);  /* "task_struct": its id, or 0 */
 char *kbtf_traceiter(const char *tracepoint);    /* the function whose parameters it has */
+bool kbtf_has_function(KBtf *k, const char *name);   /* its own, not its base's */
+
+/* tpmodules.c: the tracepoints of the target kernel's modules (an index kept in the cache) */
+int tpmodules_count(Session *s);
+/* the I-th (sorted by name): its name, *MODULE ("ext4") and *SYSTEM ("" when not known) */
+const char *tpmodules_at(Session *s, int i, const char **module, const char **system);
+const char *tpmodules_module(Session *s, const char *name);     /* NULL: none defines it */
 void kbtf_close(Session *s);                    /* frees it (uprog_close_all) */
 
 /* probe_kprobe.c: kprobe.function("NAME")[.return], kprobe.module("M").function(...) */
@@ -601,6 +608,7 @@ bool trace_is_decoded(const char *point);       /* "kernel.trace(\"mce:mce_recor
 /* ---- probe_tracepoint.c: kernel.trace on any tracepoint, from BTF ------------------------ */
 extern const ProbeFamily tracepoint_family;
 const char *tracepoint_name(Probe *p, const char **system);    /* "sched_switch", "sched" */
+const char *tracepoint_module(Session *s, Probe *p);   /* the module defining it, or NULL */
 int tracepoint_nargs(Session *s, Probe *p);
 Type tracepoint_target(Session *s, Probe *p, Node *n, Node *at, bool report);  /* AT->plan */
 /* $$parms/$$vars/$$return of a kernel.trace or kernel.function probe: "a=%#x b=%#x" and
@@ -770,6 +778,7 @@ struct Session {
 	const char *kdwarf_why;
 	bool kdwarf_loaded;
 	struct TpSystems *tp_systems;     /* probe_tracepoint.c: tracepoints' systems, once read */
+	struct TpModules *tp_modules;     /* tpmodules.c: modules' tracepoints, once read */
 	VEC(struct KBtf *) kbtf_modules;  /* btf.c: modules' BTF, each read once (or why not) */
 
 	Script *user;                     /* the script given on the command line */

@@ -24,9 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One probe per tracepoint: kernel.trace("*") places hundreds, each registered at the
- * start; beyond this a pattern is surely a mistake. */
-#define TRACE_GLOB_MAX 2000
+/* One probe per tracepoint: kernel.trace("*") places thousands (Debian 12's 6.1: 639 in
+ * the core kernel, 3504 in its modules; 6.12: 772 and 4030), each registered at the start
+ * or as its module loads; beyond this a pattern is surely a mistake. */
+#define TRACE_GLOB_MAX 8000
 
 typedef struct {
 	const char *name, *system;
@@ -279,7 +280,9 @@ static bool pattern_matches(const char *pattern, const char *name, const char *s
 	       glob_match(colon + 1, name);
 }
 
-/* The tracepoints PATTERN matches, each as its point's string "SYS:NAME" or "NAME". */
+/* The tracepoints PATTERN matches, each as its point's string "SYS:NAME" or "NAME": the
+ * core kernel's (K), then its modules' (tpmodules.c) when PATTERN is a glob or names none
+ * of the core's. */
 static void matching(Session *s, KBtf *k, const char *pattern, Vec *out)
 {
 	Vec names = {0};
@@ -290,6 +293,39 @@ static void matching(Session *s, KBtf *k, const char *pattern, Vec *out)
 			vec_push(out, sys ? xformat("%s:%s", sys, (char *)names.data[i]) :
 				 names.data[i]);
 	}
+	if (out->len && !strpbrk(pattern, "*?["))
+		return;
+	const char *last = NULL;
+	for (int i = 0, n = tpmodules_count(s); i < n; i++) {
+		const char *module, *msys, *name = tpmodules_at(s, i, &module, &msys);
+		if ((last && !strcmp(last, name)) || kbtf_has_function(k, kbtf_traceiter(name)))
+			continue;       /* the core's, or another module's of the same name */
+		last = name;
+		const char *sys = system_of(s, name);
+		if (!sys && *msys)
+			sys = msys;
+		if (pattern_matches(pattern, name, sys))
+			vec_push(out, sys ? xformat("%s:%s", sys, name) : (char *)name);
+	}
+}
+
+/* The module that defines tracepoint NAME (NULL: the core kernel) and the BTF with its
+ * arguments: the kernel's, or the module's split on it (NULL and *WHY if it has none). */
+static KBtf *tp_btf(Session *s, const char *name, const char **module, const char **why)
+{
+	KBtf *k = kbtf(s, why);
+	*module = NULL;
+	if (!k || kbtf_has_function(k, kbtf_traceiter(name)))
+		return k;
+	*module = tpmodules_module(s, name);
+	return *module ? kbtf_module(s, *module, why) : k;
+}
+
+const char *tracepoint_module(Session *s, Probe *p)
+{
+	const char *module, *why;
+	tp_btf(s, tracepoint_name(p, NULL), &module, &why);
+	return module;
 }
 
 static int tracepoint_expand(const ProbeFamily *f, ProbePoint *pp, Session *s, bool quiet,
@@ -325,9 +361,16 @@ static int tracepoint_expand(const ProbeFamily *f, ProbePoint *pp, Session *s, b
 	int n = 0, unfit = 0;
 	const char *first_unfit = NULL, *bad = NULL;
 	for (int i = 0; i < found.len; i++) {
-		const char *spec = found.data[i], *name = strchr(spec, ':');
+		const char *spec = found.data[i], *name = strchr(spec, ':'), *module;
 		name = name ? name + 1 : spec;
-		if (!kbtf_params_fit(k, kbtf_traceiter(name), 1, &bad)) {
+		KBtf *tk = tp_btf(s, name, &module, &why);
+		if (!tk) {
+			if (!quiet)
+				error_at(c->arg->tok, "tracepoint %s of module %s: no arguments for it: "
+					 "%s", spec, module, why);
+			return 0;
+		}
+		if (!kbtf_params_fit(tk, kbtf_traceiter(name), 1, &bad)) {
 			if (!glob && !quiet)
 				error_at(c->arg->tok, "tracepoint %s passes its argument '$%s' as a "
 					 "structure by value, which hwtap does not take", spec, bad);
@@ -361,12 +404,13 @@ static void tracepoint_list(const char *pattern, bool with_vars, Session *s, Vec
 	Vec found = {0};
 	matching(s, k, want, &found);
 	for (int i = 0; i < found.len; i++) {
-		const char *spec = found.data[i], *name = strchr(spec, ':');
+		const char *spec = found.data[i], *name = strchr(spec, ':'), *module;
 		name = name ? name + 1 : spec;
 		char *point = xformat("kernel.trace(\"%s\")", spec);
 		if (trace_is_decoded(point))
 			continue;       /* probe_ras.c lists it */
-		char *vars = with_vars ? kbtf_params(k, kbtf_traceiter(name), 1) : "";
+		KBtf *tk = with_vars ? tp_btf(s, name, &module, &why) : NULL;
+		char *vars = tk ? kbtf_params(tk, kbtf_traceiter(name), 1) : "";
 		vec_push(out, *vars ? xformat("%s %s", point, vars) : point);
 	}
 }
@@ -393,17 +437,17 @@ const char *tracepoint_name(Probe *p, const char **system)
 /* How many arguments P's tracepoint passes (its callback's, after data). */
 int tracepoint_nargs(Session *s, Probe *p)
 {
-	const char *why;
-	KBtf *k = kbtf(s, &why);
+	const char *why, *module;
+	KBtf *k = tp_btf(s, tracepoint_name(p, NULL), &module, &why);
 	return k ? kbtf_nparams(k, kbtf_traceiter(tracepoint_name(p, NULL))) - 1 : 0;
 }
 
 /* $NAME in tracepoint probe P, an argument with its ->members and [indexes]: AT->plan. */
 Type tracepoint_target(Session *s, Probe *p, Node *n, Node *at, bool report)
 {
-	const char *why, *name = tracepoint_name(p, NULL);
+	const char *why, *module, *name = tracepoint_name(p, NULL);
 	char *func = kbtf_traceiter(name);
-	KBtf *k = kbtf(s, &why);
+	KBtf *k = tp_btf(s, name, &module, &why);
 	int type;
 	at->plan = NULL;
 	if (!k)
@@ -431,9 +475,9 @@ Type tracepoint_target(Session *s, Probe *p, Node *n, Node *at, bool report)
  * a $NAME node for each value; "?" for one hwtap cannot read (a structure by value). */
 bool kernel_var_list(Session *s, Probe *p, Node *n, char **format, Vec *args)
 {
-	const char *why, *which = n->name + 2;
+	const char *why, *module, *which = n->name + 2;
 	bool trace = p->family == &tracepoint_family;
-	KBtf *k = trace ? kbtf(s, &why) : kfunc_btf(s, p);
+	KBtf *k = trace ? tp_btf(s, tracepoint_name(p, NULL), &module, &why) : kfunc_btf(s, p);
 	ProbePoint *pp = p->points.data[0];
 	bool ret = !trace &&
 		   !strcmp(((Component *)pp->comps.data[pp->comps.len - 1])->name, "return");

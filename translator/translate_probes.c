@@ -554,6 +554,9 @@ int ptab_tracepoint_table(Gen *g, Session *s)
 		choice_fields(g, s, p, tracepoint_index, c && c->arg && c->arg->kind == N_STR &&
 			      strpbrk(c->arg->str, "*?"));
 		tr_line(g, "		.name = %s, .callback = tp_%d,", tr_c_string(name, strlen(name)), i);
+		const char *module = tracepoint_module(s, p);
+		if (module)     /* watched while the module is loaded */
+			tr_line(g, "		.module = %s,", tr_c_string(module, strlen(module)));
 		tr_line(g, "	},");
 	}
 	tr_line(g, "};");

@@ -564,6 +564,7 @@ void kbtf_close(Session *s);                    /* frees it (uprog_close_all) */
 /* probe_kprobe.c: kprobe.function("NAME")[.return], kprobe.module("M").function(...) */
 extern const ProbeFamily kprobe_family, kernel_family, module_family;
 bool kfunc_family(const ProbeFamily *f);        /* kernel.function or module().function */
+bool kentry_family(const ProbeFamily *f);       /* those and kprobe.function: @entry */
 const char *kprobe_module(Probe *p);             /* module("M")'s M, or NULL */
 KBtf *kfunc_btf(Session *s, Probe *p);           /* the BTF its function is in, or NULL */
 void kernel_entry_params(Session *s, Probe *p, Vec *out);   /* $$parms a .return keeps */

@@ -151,6 +151,14 @@ uint64_t kprobe_address(Probe *p)
 	return site ? site->pc : 0;
 }
 
+/* A kernel function's probe whose .return may have @entry: kernel.function,
+ * module().function, kprobe.function (its @entry values kept in the kretprobe's
+ * instances, runtime/kprobes.c). */
+bool kentry_family(const ProbeFamily *f)
+{
+	return kfunc_family(f) || f == &kprobe_family;
+}
+
 bool kfunc_family(const ProbeFamily *f)
 {
 	return f == &kernel_family || f == &module_family;

@@ -592,7 +592,7 @@ static void collect_entries(EntryFrom *from, Node *n, Vec *out)
  * expressions; the runtime keeps their values for the call's return (uprobes.c). */
 void process_entry_probe(Session *s, Probe *ret)
 {
-	bool kernel = kfunc_family(ret->family);
+	bool kernel = kentry_family(ret->family);
 	USite *site = process_site(ret);       /* none: a kernel function's BTF */
 	if (kernel) {
 		ProbePoint *rp = ret->points.data[0];
@@ -602,7 +602,7 @@ void process_entry_probe(Session *s, Probe *ret)
 		return;
 	}
 	Vec kparms = {0};
-	if (kernel && !site)
+	if (kfunc_family(ret->family) && !site)
 		kernel_entry_params(s, ret, &kparms);
 	EntryFrom from = {.site = site, .kparms = &kparms};
 	collect_entries(&from, ret->body, &ret->entries);

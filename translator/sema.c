@@ -1255,6 +1255,30 @@ static void walk_delete(Ctx *c, Node *n)
 		error_at(x->tok, "delete needs a variable, an array or an array element");
 }
 
+/* The statement "a && f()" is "if (a) f()", and "a || f()" is "if (!a) f()", as SystemTap
+ * reduces them (its examples write "count && ++n == count && exit()"): the right side
+ * may then call a function that returns no value. N becomes the if. */
+static bool reduce_logical_stmt(Node *n)
+{
+	Node *e = n->lhs;
+	if (e->kind != N_LOGICAL || (strcmp(e->op, "&&") && strcmp(e->op, "||")))
+		return false;
+	Node *then = new_node(N_EXPR_STMT, e->rhs->tok);
+	then->lhs = e->rhs;
+	Node *cond = e->lhs;
+	if (!strcmp(e->op, "||")) {
+		cond = new_node(N_UNARY, e->tok);
+		cond->op = "!";
+		cond->lhs = e->lhs;
+	}
+	n->kind = N_IF;
+	n->lhs = NULL;
+	n->cond = cond;
+	n->then = then;
+	n->els = NULL;
+	return true;
+}
+
 static void walk_stmt(Ctx *c, Node *n)
 {
 	switch (n->kind) {
@@ -1263,6 +1287,10 @@ static void walk_stmt(Ctx *c, Node *n)
 			walk_stmt(c, n->args.data[i]);
 		return;
 	case N_EXPR_STMT: {
+		if (reduce_logical_stmt(n)) {
+			walk_stmt(c, n);
+			return;
+		}
 		Type t = walk_discarded(c, n->lhs);
 		if (t == TY_HIST && c->report)
 			error_at(n->lhs->tok, "a histogram can only be printed, indexed or "

@@ -297,6 +297,7 @@ static int expand(Derive *c, Expansion *e, ProbePoint *pp, int depth)
 	}
 	if (!f->expand) {
 		add_derived(c, e, pp, f, sh);
+		process_entry_probe(c->s, c->s->probes.data[c->s->probes.len - 1]);
 		return 1;
 	}
 	Vec points = {0};

@@ -137,14 +137,14 @@ bool ptab_is_tracepoint(Probe *p)
 
 bool ptab_is_kentry(Probe *p)
 {
-	return kfunc_family(p->family) && (p->entry_for || p->entry_probe);
+	return kentry_family(p->family) && (p->entry_for || p->entry_probe);
 }
 
 /* A kprobe of hwtap_kprobes[]: not a kernel .return probe's @entry companion, which its
  * kretprobe's entry handler runs. */
 static bool in_kprobe_table(Probe *p)
 {
-	return ptab_is_kprobe(p) && !(kfunc_family(p->family) && p->entry_for);
+	return ptab_is_kprobe(p) && !(kentry_family(p->family) && p->entry_for);
 }
 
 /* How many of S's probes IS says are of a family. */
@@ -815,7 +815,7 @@ void ptab_process_prologue(Gen *g, Probe *p)
 {
 	if (!p->entry_probe)
 		return;
-	if (kfunc_family(p->family)) {
+	if (kentry_family(p->family)) {
 		kentry_copy(g, p, false);
 		return;
 	}
@@ -828,7 +828,7 @@ void ptab_process_epilogue(Gen *g, Probe *p)
 {
 	if (!p->entry_for)
 		return;
-	if (kfunc_family(p->family)) {
+	if (kentry_family(p->family)) {
 		kentry_copy(g, p->entry_for, true);
 		return;
 	}

@@ -498,6 +498,7 @@ void dwarf_line_rows(UProgram *p, Vec *out);    /* every row, by address, one pe
 
 #define KDWARF_BIAS_SYMBOL "kfree"      /* the runtime's KASLR reference: exported, out of line */
 UProgram *kdwarf(Session *s, const char **why);  /* its vmlinux, or NULL and *WHY */
+const char *kdwarf_file(Session *s);   /* the file kdwarf() would open (unchecked), or NULL */
 bool kdwarf_bias_link(UProgram *p, uint64_t *addr);
 
 /* ---- usyms.c: user programs' symbol tables in the module (pass 3) -------------------- */
@@ -556,9 +557,11 @@ bool kbtf_has_function(KBtf *k, const char *name);   /* its own, not its base's 
 
 /* tpmodules.c: the tracepoints of the target kernel's modules (an index kept in the cache) */
 int tpmodules_count(Session *s);
-/* the I-th (sorted by name): its name, *MODULE ("ext4") and *SYSTEM ("" when not known) */
+/* the I-th (sorted by name): its name, *MODULE ("ext4"; "-": the core kernel's) and *SYSTEM
+ * ("" when not known) */
 const char *tpmodules_at(Session *s, int i, const char **module, const char **system);
 const char *tpmodules_module(Session *s, const char *name);     /* NULL: none defines it */
+const char *tpmodules_core_system(Session *s, const char *name);  /* by its event, or NULL */
 void kbtf_close(Session *s);                    /* frees it (uprog_close_all) */
 
 /* probe_kprobe.c: kprobe.function("NAME")[.return], kprobe.module("M").function(...) */

@@ -112,8 +112,7 @@ static char *image_build_id(Session *s, const GuestArch *a, const char **why)
 	return id;
 }
 
-/* The DWARF file for S's target kernel, opened, or NULL and *WHY. */
-static UProgram *load(Session *s, const char **why)
+const char *kdwarf_file(Session *s)
 {
 	const GuestArch *a = s->target_arch ? s->target_arch : guest_host_arch();
 	char *root = a && s->target_arch ? guest_arch_root(a) : NULL;
@@ -125,6 +124,14 @@ static UProgram *load(Session *s, const char **why)
 			found = path;
 	}
 	free(root);
+	return found;
+}
+
+/* The DWARF file for S's target kernel, opened, or NULL and *WHY. */
+static UProgram *load(Session *s, const char **why)
+{
+	const GuestArch *a = s->target_arch ? s->target_arch : guest_host_arch();
+	const char *found = kdwarf_file(s);
 	if (!found) {
 		*why = xformat("no DWARF for kernel %s is installed (Debian's package "
 			       "linux-image-%s-dbg has it)", s->kernel_release, s->kernel_release);

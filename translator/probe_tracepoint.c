@@ -255,14 +255,15 @@ static struct TpSystems *systems(Session *s)
 	return t;
 }
 
-/* The system of tracepoint NAME, or NULL when no header names it. */
+/* The system of tracepoint NAME: its header's, else its event's in the core kernel
+ * (tpmodules.c); NULL when neither names one. */
 static const char *system_of(Session *s, const char *name)
 {
 	struct TpSystems *t = systems(s);
 	TpSystem key = {.name = name}, *kp = &key;
 	TpSystem **at = t->all.len ? bsearch(&kp, t->all.data, t->all.len, sizeof(void *),
 					     by_tp_name) : NULL;
-	return at ? (*at)->system : NULL;
+	return at ? (*at)->system : tpmodules_core_system(s, name);
 }
 
 static const PointShape tracepoint_shapes[] = {
@@ -298,7 +299,8 @@ static void matching(Session *s, KBtf *k, const char *pattern, Vec *out)
 	const char *last = NULL;
 	for (int i = 0, n = tpmodules_count(s); i < n; i++) {
 		const char *module, *msys, *name = tpmodules_at(s, i, &module, &msys);
-		if ((last && !strcmp(last, name)) || kbtf_has_function(k, kbtf_traceiter(name)))
+		if ((last && !strcmp(last, name)) || !strcmp(module, "-") ||
+		    kbtf_has_function(k, kbtf_traceiter(name)))
 			continue;       /* the core's, or another module's of the same name */
 		last = name;
 		const char *sys = system_of(s, name);

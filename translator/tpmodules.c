@@ -12,9 +12,17 @@
  * there: its header's, when the target's headers declare it (probe_tracepoint.c), else
  * none.
  *
+ * The core kernel's own events are found the same way where its vmlinux with symbols is
+ * installed (the DWARF of linux-image-RELEASE-dbg, kdwarf.c), for the tracepoints whose
+ * header the target's headers lack or hide (x86's irq_vectors.h pastes its names
+ * together: local_timer_entry): the pointers and the system's name read in its data.
+ * Debian's own System.map is a placeholder and its image's vmlinux is stripped: without
+ * the -dbg package those tracepoints keep no system.
+ *
  * Reading every module's symbols takes seconds (and decompressing them, 6.12's .ko.xz,
  * longer), so the index is kept in the user's cache, one file per architecture and
- * release, made again when the release's modules.dep changes.
+ * release, made again when the release's modules.dep changes. Its core entries have the
+ * module "-".
  */
 #include "hwtap.h"
 #include "../guest/guest.h"
@@ -29,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TPM_MAGIC "hwtap-tracepoint-modules 1"
+#define TPM_MAGIC "hwtap-tracepoint-modules 2"
 #define TRACEITER "__traceiter_"
 #define EVENT "__event_"
 #define SYSTEM_PREFIX "str__"
@@ -214,19 +222,88 @@ static int scan_module(const char *name, const char *path, void *arg)
 	return 0;
 }
 
+/* ---- the core kernel's events ------------------------------------------------------------ */
+
+/* SIZE bytes at the kernel's address ADDR, from ELF's allocated sections. */
+static bool read_at(Elf *elf, GElf_Addr addr, void *buf, size_t size)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_ALLOC) || addr < sh.sh_addr ||
+		    addr + size > sh.sh_addr + sh.sh_size)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || addr - sh.sh_addr + size > d->d_size)
+			return false;
+		memcpy(buf, (char *)d->d_buf + (addr - sh.sh_addr), size);
+		return true;
+	}
+	return false;
+}
+
+/* The system of the event at ADDR (its __event_NAME pointer), or "". */
+static char *core_event_system(Elf *elf, GElf_Addr addr)
+{
+	uint64_t event, class, system;
+	char name[64] = "";
+	if (read_at(elf, addr, &event, 8) && read_at(elf, event + EVENT_CLASS_OFFSET, &class, 8) &&
+	    read_at(elf, class, &system, 8))
+		for (size_t i = 0; i < sizeof(name) - 1 && read_at(elf, system + i, &name[i], 1) &&
+				   name[i]; i++)
+			;
+	name[sizeof(name) - 1] = '\0';
+	return xstrdup(name);
+}
+
+/* The core kernel's events with their systems into OUT, module "-": from its vmlinux
+ * with symbols, its DWARF's (kdwarf.c, checked against the image), where installed. */
+static void scan_core(Session *s, Vec *out)
+{
+	const char *why;
+	UProgram *p = kdwarf(s, &why);
+	Elf *elf = p ? uprog_elf(p) : NULL;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while (elf && (scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB && sh.sh_entsize)
+			break;
+	Elf_Data *syms = scn ? elf_getdata(scn, NULL) : NULL;
+	for (size_t i = 0; syms && i < sh.sh_size / sh.sh_entsize; i++) {
+		GElf_Sym sym;
+		const char *name = gelf_getsym(syms, i, &sym) ?
+				   elf_strptr(elf, sh.sh_link, sym.st_name) : NULL;
+		if (!name || strncmp(name, EVENT, strlen(EVENT)) || sym.st_shndx == SHN_UNDEF)
+			continue;
+		char *system = core_event_system(elf, sym.st_value);
+		if (!*system)
+			continue;
+		TpModule *t = xalloc(sizeof(*t));
+		*t = (TpModule){.name = xstrdup(name + strlen(EVENT)), .module = "-",
+				.system = system};
+		vec_push(out, t);
+	}
+}
+
 /* ---- the index, kept in the cache ---------------------------------------------------- */
 
-/* What says whether a kept index still holds: modules.dep's size and time. */
-static char *moddep_stamp(const GuestArch *a, const char *release)
+/* What says whether a kept index still holds: modules.dep's size and time, and the
+ * kernel's vmlinux with symbols, if any. */
+static char *moddep_stamp(Session *s, const GuestArch *a, const char *release)
 {
-	struct stat st;
+	struct stat st, dbg;
+	const char *vmlinux = kdwarf_file(s);
+	if (!vmlinux || stat(vmlinux, &dbg))
+		dbg = (struct stat){0};
 	char *root = guest_arch_root(a);
 	char *path = xformat("%s/lib/modules/%s/modules.dep", root, release);
 	free(root);
 	if (stat(path, &st))
 		return NULL;
-	return xformat(TPM_MAGIC " %lld %lld.%09ld", (long long)st.st_size,
-		       (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	return xformat(TPM_MAGIC " %lld %lld.%09ld %lld %lld", (long long)st.st_size,
+		       (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long)dbg.st_size,
+		       (long long)dbg.st_mtim.tv_sec);
 }
 
 static bool read_kept(const char *path, const char *stamp, Vec *out)
@@ -279,7 +356,7 @@ static struct TpModules *index_of(Session *s)
 		return s->tp_modules;
 	struct TpModules *ix = s->tp_modules = xalloc(sizeof(*ix));
 	const GuestArch *a = s->target_arch ? s->target_arch : guest_host_arch();
-	char *stamp = a ? moddep_stamp(a, s->kernel_release) : NULL;
+	char *stamp = a ? moddep_stamp(s, a, s->kernel_release) : NULL;
 	if (!stamp)
 		return ix;      /* no modules: none of their tracepoints */
 	const char *dir = cache_dir("tracepoints");
@@ -295,10 +372,13 @@ static struct TpModules *index_of(Session *s)
 						 &scan);
 			rmdir(tmp);
 		}
+		int in_modules = ix->all.len;
+		scan_core(s, (Vec *)&ix->all);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (s->verbose)
-			fprintf(stderr, "hwtap: %d tracepoints in %d modules of %s, read in %.1f s\n",
-				ix->all.len, scan.modules, s->kernel_release,
+			fprintf(stderr, "hwtap: %d tracepoints in %d modules of %s and %d events of "
+				"its vmlinux, read in %.1f s\n", in_modules, scan.modules,
+				s->kernel_release, ix->all.len - in_modules,
 				(double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 		if (ix->all.len)
 			qsort(ix->all.data, ix->all.len, sizeof(void *), by_tpm_name);
@@ -315,7 +395,8 @@ int tpmodules_count(Session *s)
 	return index_of(s)->all.len;
 }
 
-/* Index I's tracepoint: its name, and its *MODULE and *SYSTEM ("" when not known). */
+/* Index I's tracepoint: its name, and its *MODULE ("-": the core kernel's) and *SYSTEM
+ * ("" when not known). */
 const char *tpmodules_at(Session *s, int i, const char **module, const char **system)
 {
 	TpModule *t = index_of(s)->all.data[i];
@@ -324,12 +405,34 @@ const char *tpmodules_at(Session *s, int i, const char **module, const char **sy
 	return t->name;
 }
 
-/* The module that defines tracepoint NAME, or NULL. */
-const char *tpmodules_module(Session *s, const char *name)
+/* The first entry for tracepoint NAME that is a module's (CORE false) or the core
+ * kernel's (CORE true), or NULL. */
+static TpModule *find(Session *s, const char *name, bool core)
 {
 	struct TpModules *ix = index_of(s);
 	TpModule key = {.name = (char *)name}, *kp = &key;
 	TpModule **at = ix->all.len ? bsearch(&kp, ix->all.data, ix->all.len, sizeof(void *),
 					      by_tpm_name) : NULL;
-	return at ? (*at)->module : NULL;
+	if (!at)
+		return NULL;
+	while (at > (TpModule **)ix->all.data && !strcmp(at[-1]->name, name))
+		at--;
+	for (; at < (TpModule **)ix->all.data + ix->all.len && !strcmp((*at)->name, name); at++)
+		if (!strcmp((*at)->module, "-") == core)
+			return *at;
+	return NULL;
+}
+
+/* The module that defines tracepoint NAME, or NULL. */
+const char *tpmodules_module(Session *s, const char *name)
+{
+	TpModule *t = find(s, name, false);
+	return t ? t->module : NULL;
+}
+
+/* The system of the core kernel's tracepoint NAME by its event, or NULL. */
+const char *tpmodules_core_system(Session *s, const char *name)
+{
+	TpModule *t = find(s, name, true);
+	return t ? t->system : NULL;
 }

@@ -11,12 +11,14 @@
  *       monarch_timeout 0: see hwtap-ras(7)). --ipid and --synd fill AMD's MCA_IPID and
  *       MCA_SYND (the kernel keeps the IPID only on CPUs with Scalable MCA). Writing the
  *       bank file injects, so it goes last.
- *   hwtap-inject hwpoison
+ *   hwtap-inject hwpoison [--touch]
  *       takes one page of its own memory out of service with madvise(MADV_HWPOISON), as
  *       the kernel does for a page with an uncorrectable error, and prints pfn=0x... of
  *       it (read from /proc/self/pagemap before, which needs CAP_SYS_ADMIN). Kernels
  *       since 6.4 treat the call as an access to the poisoned page and send the caller
  *       SIGBUS (BUS_MCEERR_AR), as a process that touched it gets: that one is expected.
+ *       --touch then reads the page, as a process using memory with an error does: the
+ *       kernel sends SIGBUS (BUS_MCEERR_AR), which it catches (it fails if none comes).
  *
  * Exit status 0, or 1 after a message naming what failed. A static program: it is copied
  * into the guest as it is.
@@ -29,6 +31,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -41,7 +44,7 @@
 static const char usage[] =
 	"usage: hwtap-inject mce [--cpu N] --bank B --status S [--addr A] [--misc M]\n"
 	"                        [--ipid I] [--synd S] [--hw]\n"
-	"       hwtap-inject hwpoison\n";
+	"       hwtap-inject hwpoison [--touch]\n";
 
 static __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...)
 {
@@ -199,6 +202,8 @@ static int inject_mce(int argc, char **argv)
 /* The SIGBUS a kernel since 6.4 sends the process that poisoned its own page. */
 static volatile sig_atomic_t bus_code;
 static void *volatile bus_addr;
+static sigjmp_buf touched;
+static volatile sig_atomic_t touching;
 
 static void on_sigbus(int sig, siginfo_t *si, void *context)
 {
@@ -206,9 +211,11 @@ static void on_sigbus(int sig, siginfo_t *si, void *context)
 	(void)context;
 	bus_code = si->si_code;
 	bus_addr = si->si_addr;
+	if (touching)
+		siglongjmp(touched, 1);		/* not back to the read of the page */
 }
 
-static int inject_hwpoison(void)
+static int inject_hwpoison(bool touch)
 {
 	long size = sysconf(_SC_PAGESIZE);
 	volatile char *page = mmap(NULL, size, PROT_READ | PROT_WRITE,
@@ -237,6 +244,17 @@ static int inject_hwpoison(void)
 	if (bus_code && (bus_code != BUS_MCEERR_AR || bus_addr != (void *)page))
 		die("hwpoison: an unexpected SIGBUS (si_code %d, address %p; the page is at %p)",
 		    (int)bus_code, bus_addr, (void *)page);
+	if (touch) {
+		bus_code = 0;
+		if (!sigsetjmp(touched, 1)) {
+			touching = 1;
+			(void)page[0];
+		}
+		touching = 0;
+		if (bus_code != BUS_MCEERR_AR || bus_addr != (void *)page)
+			die("hwpoison: reading the poisoned page gave %s (si_code %d)",
+			    bus_code ? "another SIGBUS" : "no SIGBUS", (int)bus_code);
+	}
 	printf("pfn=0x%" PRIx64 "\n", pfn);
 	return 0;
 }
@@ -246,7 +264,9 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "mce"))
 		return inject_mce(argc - 2, argv + 2);
 	if (argc == 2 && !strcmp(argv[1], "hwpoison"))
-		return inject_hwpoison();
+		return inject_hwpoison(false);
+	if (argc == 3 && !strcmp(argv[1], "hwpoison") && !strcmp(argv[2], "--touch"))
+		return inject_hwpoison(true);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		fputs(usage, stdout);
 		return 0;

@@ -41,7 +41,7 @@
 #define HWTAP_RAS_QUEUE 64		/* records waiting for the begin probes to finish */
 #endif
 #define HWTAP_RAS_LONGS 26		/* the most longs a source has (mce:mce_record) */
-#define HWTAP_RAS_STRINGS 3		/* and string fields (ras.mc_event) */
+#define HWTAP_RAS_STRINGS 5		/* and string fields (ras.devlink_health) */
 
 /* One event's fields, in the order of its probe point's context variables. */
 struct hwtap_ras_record {

@@ -601,7 +601,10 @@ typedef struct RasSource {
 	const char *header;              /* what its arguments' types need, or NULL */
 	const char *params;              /* the tracepoint's arguments, as C parameters */
 	const char *fields[32];          /* each context variable's value, in C; strings
-					  * "guid:ARG" are a guid_t * printed as text */
+					  * "guid:ARG" are a guid_t * printed as text,
+					  * "rwbs:FLAGS" a request's flags as blktrace
+					  * writes them ("RS"), "array:ARRAY" a char array */
+	const char *filter;              /* only the events for which this C holds, or NULL */
 } RasSource;
 
 const RasSource *ras_source(const PointShape *shape);   /* NULL: not a ras point */

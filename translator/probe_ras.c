@@ -7,6 +7,12 @@
  *   ras.arm              an ARM processor error (ras:arm_event)
  *   ras.non_standard     a CPER record of an unknown section type
  *   ras.extlog_mem       an extended-log memory error (ras:extlog_mem_event)
+ *   ras.disk_error       a block device's failed request (block:block_rq_error)
+ *   ras.signal           a SIGBUS for a memory error (signal:signal_generate, filtered)
+ *   ras.devlink_health   a device's health report (devlink:devlink_health_report)
+ *
+ * The last three are sources rasdaemon consumes beside the hardware's own, with the
+ * fields it records.
  *
  * Each is a kernel tracepoint, found by name when the module starts (runtime/ras.c). Its
  * context variables are the event's fields, as $name: pass 3 writes a tracepoint callback
@@ -42,6 +48,12 @@ static const PointShape ras_shapes[] = {
 			     "len:long"},
 	{"ras.extlog_mem", "error_seq:long etype:long severity:long pa:long pa_mask_lsb:long "
 			   "fru_id:string fru_text:string"},
+	{"ras.disk_error", "dev:long major:long minor:long disk:string sector:long "
+			   "nr_sector:long error:long rwbs:string"},
+	{"ras.signal", "sig:long errno:long code:long comm:string pid:long group:long "
+		       "result:long"},
+	{"ras.devlink_health", "bus_name:string dev_name:string driver_name:string "
+			       "reporter_name:string msg:string"},
 	{NULL},
 };
 
@@ -67,6 +79,20 @@ static const PointShape ras_shapes[] = {
 #define TP_EXTLOG_MEM "extlog_mem_event", "CONFIG_RAS", "linux/cper.h", \
 	"struct cper_sec_mem_err *mem, u32 err_seq, const guid_t *fru_id, " \
 	"const char *fru_text, u8 sev"
+
+#define TP_BLOCK_RQ_ERROR "block_rq_error", "CONFIG_BLOCK", "linux/blktrace_api.h", \
+	"struct request *rq, blk_status_t error, unsigned int nr_bytes"
+#define TP_SIGNAL_GENERATE "signal_generate", "CONFIG_TRACEPOINTS", "linux/sched/signal.h", \
+	"int sig, struct kernel_siginfo *info, struct task_struct *task, int group, " \
+	"int result"
+#define TP_DEVLINK_HEALTH_REPORT "devlink_health_report", "CONFIG_NET_DEVLINK", \
+	"net/devlink.h", "const struct devlink *devlink, const char *reporter_name, " \
+	"const char *msg"
+
+/* signal_generate's si_code, as the kernel's event records it */
+#define SIGINFO_CODE "(info == SEND_SIG_NOINFO ? SI_USER : info == SEND_SIG_PRIV ? " \
+	"SI_KERNEL : info->si_code)"
+#define DISK_DEVT "(rq->q->disk ? disk_devt(rq->q->disk) : 0)"
 
 /* The sources in the order of ras_shapes; each field's C expression in the order of its
  * shape's context variables. */
@@ -96,6 +122,19 @@ static const RasSource ras_sources[] = {
 	  "mem->validation_bits & CPER_MEM_VALID_PA_MASK ? "
 	  "__ffs64(mem->physical_addr_mask) : 0xff",
 	  "guid:fru_id", "fru_text"}},
+	/* as the kernel's own event records them (include/trace/events/block.h) */
+	{"ras.disk_error", TP_BLOCK_RQ_ERROR,
+	 {DISK_DEVT, "MAJOR" DISK_DEVT, "MINOR" DISK_DEVT,
+	  "(rq->q->disk ? rq->q->disk->disk_name : NULL)", "blk_rq_pos(rq)", "nr_bytes >> 9",
+	  "blk_status_to_errno(error)", "rwbs:rq->cmd_flags"}},
+	/* rasdaemon's filter: a SIGBUS for a hardware error (BUS_OBJERR, BUS_MCEERR_AR/AO) */
+	{"ras.signal", TP_SIGNAL_GENERATE,
+	 {"sig", "(info == SEND_SIG_NOINFO || info == SEND_SIG_PRIV ? 0 : info->si_errno)",
+	  SIGINFO_CODE, "array:task->comm", "task->pid", "group", "result"},
+	 "sig == SIGBUS && " SIGINFO_CODE " >= BUS_OBJERR"},
+	{"ras.devlink_health", TP_DEVLINK_HEALTH_REPORT,
+	 {"devlink_to_dev(devlink)->bus->name", "dev_name(devlink_to_dev(devlink))",
+	  "devlink_to_dev(devlink)->driver->name", "reporter_name", "msg"}},
 	{NULL},
 };
 

@@ -355,6 +355,10 @@ void ptab_ras_callbacks(Gen *g, Probe *p, int index)
 	tr_line(g, "static void ras_%d_tp(void *data, %s)", index, src->params);
 	tr_line(g, "{");
 	tr_line(g, "	struct hwtap_ras_record r;");
+	if (src->filter) {
+		tr_line(g, "	if (!(%s))", src->filter);
+		tr_line(g, "		return;");
+	}
 	for (const char *v = vars; *v; v += strcspn(v, " "), v += *v == ' ', k++) {
 		const char *e = src->fields[k];
 		if (strncmp(v + strcspn(v, ":"), ":string", 7))
@@ -362,6 +366,10 @@ void ptab_ras_callbacks(Gen *g, Probe *p, int index)
 		else if (!strncmp(e, "guid:", 5))
 			tr_line(g, "	snprintf(r.s[%d], MAXSTRINGLEN, \"%%pUl\", %s);", strings++,
 				e + 5);
+		else if (!strncmp(e, "rwbs:", 5))
+			tr_line(g, "	blk_fill_rwbs(r.s[%d], %s);", strings++, e + 5);
+		else if (!strncmp(e, "array:", 6))
+			tr_line(g, "	strscpy(r.s[%d], %s, MAXSTRINGLEN);", strings++, e + 6);
 		else
 			tr_line(g, "	strscpy(r.s[%d], %s ? %s : \"\", MAXSTRINGLEN);", strings++, e,
 				e);

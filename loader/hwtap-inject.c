@@ -19,6 +19,11 @@
  *       SIGBUS (BUS_MCEERR_AR), as a process that touched it gets: that one is expected.
  *       --touch then reads the page, as a process using memory with an error does: the
  *       kernel sends SIGBUS (BUS_MCEERR_AR), which it catches (it fails if none comes).
+ *   hwtap-inject page [--hold SECONDS]
+ *       a page of its own memory, written to: prints addr=0x... of it (its physical
+ *       address, from /proc/self/pagemap), then keeps it for SECONDS (default 0) - an
+ *       address a machine check can name, and a page of a process that the kernel can
+ *       take out of service (soft offline moves its contents to another page).
  *
  * Exit status 0, or 1 after a message naming what failed. A static program: it is copied
  * into the guest as it is.
@@ -44,7 +49,8 @@
 static const char usage[] =
 	"usage: hwtap-inject mce [--cpu N] --bank B --status S [--addr A] [--misc M]\n"
 	"                        [--ipid I] [--synd S] [--hw]\n"
-	"       hwtap-inject hwpoison [--touch]\n";
+	"       hwtap-inject hwpoison [--touch]\n"
+	"       hwtap-inject page [--hold SECONDS]\n";
 
 static __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...)
 {
@@ -215,7 +221,9 @@ static void on_sigbus(int sig, siginfo_t *si, void *context)
 		siglongjmp(touched, 1);		/* not back to the read of the page */
 }
 
-static int inject_hwpoison(bool touch)
+/* A new page of its own, present (written to), and its page frame number: WHAT names the
+ * command in a message. */
+static volatile char *own_page(const char *what, uint64_t *pfn)
 {
 	long size = sysconf(_SC_PAGESIZE);
 	volatile char *page = mmap(NULL, size, PROT_READ | PROT_WRITE,
@@ -223,17 +231,36 @@ static int inject_hwpoison(bool touch)
 	uint64_t entry = 0;
 
 	if (page == MAP_FAILED)
-		die("hwpoison: mmap: %s", strerror(errno));
-	page[0] = 1;		/* a page of its own, present */
+		die("%s: mmap: %s", what, strerror(errno));
+	page[0] = 1;
 	int fd = open("/proc/self/pagemap", O_RDONLY);
 	if (fd < 0 || pread(fd, &entry, sizeof(entry),
 			    (off_t)((uintptr_t)page / size) * sizeof(entry)) != sizeof(entry))
-		die("hwpoison: reading /proc/self/pagemap: %s", strerror(errno));
+		die("%s: reading /proc/self/pagemap: %s", what, strerror(errno));
 	close(fd);
-	uint64_t pfn = entry & ((1ULL << 55) - 1);
-	if (!(entry >> 63) || !pfn)
-		die("hwpoison: /proc/self/pagemap gives no page frame number (it needs "
-		    "CAP_SYS_ADMIN)");
+	*pfn = entry & ((1ULL << 55) - 1);
+	if (!(entry >> 63) || !*pfn)
+		die("%s: /proc/self/pagemap gives no page frame number (it needs "
+		    "CAP_SYS_ADMIN)", what);
+	return page;
+}
+
+static int own_page_address(unsigned hold)
+{
+	uint64_t pfn;
+
+	own_page("page", &pfn);
+	printf("addr=0x%" PRIx64 "\n", pfn * (uint64_t)sysconf(_SC_PAGESIZE));
+	fflush(stdout);
+	sleep(hold);
+	return 0;
+}
+
+static int inject_hwpoison(bool touch)
+{
+	long size = sysconf(_SC_PAGESIZE);
+	uint64_t pfn;
+	volatile char *page = own_page("hwpoison", &pfn);
 	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, NULL);
@@ -267,6 +294,10 @@ int main(int argc, char **argv)
 		return inject_hwpoison(false);
 	if (argc == 3 && !strcmp(argv[1], "hwpoison") && !strcmp(argv[2], "--touch"))
 		return inject_hwpoison(true);
+	if (argc == 2 && !strcmp(argv[1], "page"))
+		return own_page_address(0);
+	if (argc == 4 && !strcmp(argv[1], "page") && !strcmp(argv[2], "--hold"))
+		return own_page_address((unsigned)number("--hold", argv[3]));
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		fputs(usage, stdout);
 		return 0;

@@ -150,6 +150,7 @@ typedef struct Run {
 	pid_t commands[MAX_COMMANDS];   /* system()'s and trigger()'s, running; 0: a free slot */
 	int running;
 	long long started, refused;
+	long long actions_done, actions_failed;  /* ras_offline_page() ... (stderr says each) */
 } Run;
 
 static volatile sig_atomic_t caught_signal;
@@ -836,6 +837,70 @@ static void script_command(Run *r, const unsigned char *data, size_t len)
 	free(event);
 }
 
+/* ---- the script's actions: ras_offline_page(), ras_offline_cpu() ------------------------ */
+
+/* VALUE into the kernel's FILE: 0, or errno. */
+static int write_kernel_file(const char *file, const char *value)
+{
+	int fd = open(file, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	ssize_t n = write(fd, value, strlen(value));
+	int e = n < 0 ? errno : (size_t)n != strlen(value) ? EIO : 0;
+	if (close(fd) && !e)
+		e = errno;
+	return e;
+}
+
+/* One action record: "offline-page soft|hard ADDR" or "offline-cpu N", made by the
+ * tapset from numbers; anything else is refused as malformed. Done here, at once (a sysfs
+ * write), and said on stderr with the kernel's answer, as rasdaemon logs its own. */
+static void script_action(Run *r, const unsigned char *data, size_t len)
+{
+	char text[96], how[8];
+	unsigned long long addr;
+	unsigned cpu;
+	char end;
+	if (len >= sizeof(text)) {
+		error("module %s: an action of %zu bytes refused", r->mi.name, len);
+		r->actions_failed++;
+		return;
+	}
+	memcpy(text, data, len);
+	text[len] = '\0';
+	if (sscanf(text, "offline-page %7s %llx%c", how, &addr, &end) == 2 &&
+	    (!strcmp(how, "soft") || !strcmp(how, "hard"))) {
+		char file[64], value[32];
+		snprintf(file, sizeof(file), "/sys/devices/system/memory/%s_offline_page", how);
+		snprintf(value, sizeof(value), "%#llx", addr);
+		int e = write_kernel_file(file, value);
+		if (e) {
+			r->actions_failed++;
+			fprintf(stderr, "hwtap-run: warning: page %#llx: cannot %s-offline it: %s\n",
+				addr, how, strerror(e));
+		} else {
+			r->actions_done++;
+			fprintf(stderr, "hwtap-run: page %#llx %s-offlined\n", addr, how);
+		}
+	} else if (sscanf(text, "offline-cpu %u%c", &cpu, &end) == 1) {
+		char file[64];
+		snprintf(file, sizeof(file), "/sys/devices/system/cpu/cpu%u/online", cpu);
+		int e = write_kernel_file(file, "0");
+		if (e) {
+			r->actions_failed++;
+			fprintf(stderr, "hwtap-run: warning: CPU %u: cannot take it offline: %s\n", cpu,
+				e == ENOENT ? "the kernel cannot take it offline (no online file)" :
+				strerror(e));
+		} else {
+			r->actions_done++;
+			fprintf(stderr, "hwtap-run: CPU %u taken offline\n", cpu);
+		}
+	} else {
+		r->actions_failed++;
+		error("module %s: a malformed action refused", r->mi.name);
+	}
+}
+
 /* ---- relaying ------------------------------------------------------------------------- */
 
 static char pending[READ_SIZE];
@@ -1078,6 +1143,9 @@ static void dispatch(Run *r, const unsigned char *p, size_t n)
 			metrics_add(r, p + HWTAP_RECORD_HDR, len);
 		} else if (p[0] == HWTAP_STREAM_PUBLISH) {
 			metrics_publish(r);
+		} else if (p[0] == HWTAP_STREAM_ACTION) {
+			flush_pending(r);
+			script_action(r, p + HWTAP_RECORD_HDR, len);
 		} else if (p[0] != HWTAP_STREAM_ERR && r->json) {
 			json_emit(r, p + HWTAP_RECORD_HDR, len);
 		} else {

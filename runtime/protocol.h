@@ -67,8 +67,10 @@
  *              FILE), HWTAP_STREAM_ERR (ERROR: and WARNING: lines: stderr) or
  *              HWTAP_STREAM_COMMAND (a command for hwtap-run to start, from system() or
  *              trigger(): "COMMAND\0EVENT", never split), HWTAP_STREAM_METRICS (lines of
- *              Prometheus' text format for hwtap-run --textfile to collect) or
- *              HWTAP_STREAM_PUBLISH (the collected lines become the file's content)
+ *              Prometheus' text format for hwtap-run --textfile to collect),
+ *              HWTAP_STREAM_PUBLISH (the collected lines become the file's content) or
+ *              HWTAP_STREAM_ACTION (something for hwtap-run to do about an error, as
+ *              rasdaemon does: "offline-page soft|hard ADDR", "offline-cpu N")
  *   byte 1     0, reserved
  *   bytes 2-3  LEN, little-endian, 1 .. HWTAP_RECORD_MAX
  * read() returns whole records only, so its buffer must hold at least HWTAP_READ_MIN
@@ -103,6 +105,7 @@
 #define HWTAP_STREAM_COMMAND	3
 #define HWTAP_STREAM_METRICS	4
 #define HWTAP_STREAM_PUBLISH	5
+#define HWTAP_STREAM_ACTION	6
 
 #define HWTAP_RECORD_HDR	4
 #define HWTAP_RECORD_MAX	4000

@@ -141,7 +141,9 @@ static UProgram *load(Session *s, const char **why)
 	if (!p)
 		return NULL;
 	if (!uprog_dwarf_opens(p)) {
-		*why = xformat("'%s' has no debug information", found);
+		*why = xformat("no DWARF for kernel %s is installed (Debian's package "
+			       "linux-image-%s-dbg has it; '%s' has no debug information)",
+			       s->kernel_release, s->kernel_release, found);
 		return NULL;
 	}
 	const char *image_why = "its image cannot be read";

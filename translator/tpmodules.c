@@ -189,15 +189,17 @@ static int scan_module(const char *name, const char *path, void *arg)
 				elf_strptr(ko.elf, strtab, sym.st_name) : NULL;
 		if (!s || sym.st_shndx == SHN_UNDEF || (s[0] != '_' && s[0] != 's'))
 			continue;
-		GElf_Sym *keep = xalloc(sizeof(*keep));
-		*keep = sym;
 		if (!strncmp(s, TRACEITER, strlen(TRACEITER)) && GELF_ST_TYPE(sym.st_info) == STT_FUNC) {
 			vec_push(&iters, (char *)s + strlen(TRACEITER));
 		} else if (!strncmp(s, EVENT, strlen(EVENT))) {
+			GElf_Sym *keep = xalloc(sizeof(*keep));
+			*keep = sym;
 			vec_push(&events, keep);
 			vec_push(&events, (char *)s + strlen(EVENT));
 		} else if (!strncmp(s, SYSTEM_PREFIX, strlen(SYSTEM_PREFIX)) &&
 			   ends_with(s, SYSTEM_SUFFIX)) {
+			GElf_Sym *keep = xalloc(sizeof(*keep));
+			*keep = sym;
 			vec_push(&ko.systems, keep);
 			vec_push(&ko.system_names,
 				 xstrndup(s + strlen(SYSTEM_PREFIX), strlen(s) -

@@ -448,8 +448,13 @@ static char *qemu_path(Guest *g, const char *name)
 static void qemu_argv(Guest *g, StrList *a)
 {
 	strlist_push(a, guest_xstrdup(g->arch->qemu));
-	for (const char *const *p = g->arch->machine; *p; p++)
+	for (const char *const *p = g->arch->machine; *p; p++) {
 		strlist_push(a, guest_xstrdup(*p));
+		if (!strcmp(*p, "-cpu") && p[1] && g->o->cpu) {
+			strlist_push(a, guest_xstrdup(g->o->cpu));
+			p++;
+		}
+	}
 	strlist_push(a, guest_xstrdup("-accel"));
 	if (g->o->tcg_threads)
 		strlist_push(a, guest_xformat("tcg,thread=%s", g->o->tcg_threads));
@@ -867,11 +872,23 @@ static char *read_console(Guest *g)
 	return text ? text : guest_xstrdup("");
 }
 
+/* Whether the WARNING: at AT starts a message of LOG: a WARN() splat ("WARNING: CPU: 0 PID:
+ * 1 at ...") and lockdep's reports do; a message that only says the word after a prefix of
+ * its own is a notice, such as the CPU model's ("RETBleed: WARNING: Spectre v2 mitigation
+ * leaves CPU vulnerable", booting as Skylake-Server with --vm-cpu). */
+static bool starts_message(const char *log, const char *at)
+{
+	return at == log || at[-1] == '\n' || (at - log >= 2 && at[-2] == ']' && at[-1] == ' ');
+}
+
 static bool has_problem(const char *log)
 {
-	for (size_t i = 0; i < sizeof(problem_patterns) / sizeof(problem_patterns[0]); i++)
-		if (strstr(log, problem_patterns[i]))
-			return true;
+	for (size_t i = 0; i < sizeof(problem_patterns) / sizeof(problem_patterns[0]); i++) {
+		const char *p = problem_patterns[i];
+		for (const char *at = strstr(log, p); at; at = strstr(at + 1, p))
+			if (strcmp(p, "WARNING:") || starts_message(log, at))
+				return true;
+	}
 	return false;
 }
 

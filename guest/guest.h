@@ -72,6 +72,10 @@ typedef struct GuestOptions {
 	bool kaslr;             /* x86_64: boot the bzImage, whose decompressor puts the
 				 * kernel where KASLR says (the PVH vmlinux booted otherwise
 				 * stays at its link-time address): as on a real machine */
+	const char *cpu;        /* QEMU's -cpu MODEL instead of the architecture's: a named CPU
+				 * ("Skylake-Server", "EPYC-Rome") whose family, model and
+				 * features the guest kernel sees (MCE decoding per family);
+				 * what TCG cannot emulate of it QEMU leaves out, warning */
 	bool keep;              /* keep the work folder and say where */
 	int verbose;            /* 1: steps and timings on err; 2: also the kernel log */
 } GuestOptions;

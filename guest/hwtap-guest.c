@@ -37,6 +37,9 @@ static const char usage_text[] =
 	"                         PMU then counts instructions too); one CPU\n"
 	"  --vm-kaslr             x86_64: boot the compressed kernel, which KASLR places at a\n"
 	"                         random address as on a real machine (about 5 s slower)\n"
+	"  --vm-cpu MODEL         QEMU's CPU model instead of the default (max): the family,\n"
+	"                         model and vendor the guest kernel sees (Skylake-Server,\n"
+	"                         EPYC-Rome; qemu-system-x86_64 -cpu help lists them)\n"
 	"  --vm-cpus N            guest CPUs (default 2)\n"
 	"  --vm-mem MB            guest memory (default 512)\n"
 	"  --vm-kernel RELEASE    kernel release in /boot and /lib/modules (default: as\n"
@@ -113,7 +116,7 @@ static char *join_words(char **words, int n)
 }
 
 enum { OPT_CPUS = 256, OPT_MEM, OPT_KERNEL, OPT_MODPROBE, OPT_FILE, OPT_TIMEOUT, OPT_ARCH,
-       OPT_ICOUNT, OPT_PSTORE, OPT_TCG_THREADS, OPT_KASLR };
+       OPT_ICOUNT, OPT_PSTORE, OPT_TCG_THREADS, OPT_KASLR, OPT_CPU };
 
 static const struct option long_options[] = {
 	{ "vm-arch", required_argument, NULL, OPT_ARCH },
@@ -126,6 +129,7 @@ static const struct option long_options[] = {
 	{ "vm-file", required_argument, NULL, OPT_FILE },
 	{ "vm-pstore", no_argument, NULL, OPT_PSTORE },
 	{ "vm-kaslr", no_argument, NULL, OPT_KASLR },
+	{ "vm-cpu", required_argument, NULL, OPT_CPU },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "keep", no_argument, NULL, 'k' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -158,6 +162,7 @@ static void parse_args(int argc, char **argv, GuestOptions *o)
 		case OPT_FILE: o->files = list_add(o->files, &nfile, optarg); break;
 		case OPT_PSTORE: o->pstore = true; break;
 		case OPT_KASLR: o->kaslr = true; break;
+		case OPT_CPU: o->cpu = optarg; break;
 		case OPT_TIMEOUT:
 			o->timeout_s = parse_number("--timeout", optarg, 1, INT_MAX / 2);
 			break;

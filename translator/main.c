@@ -66,6 +66,8 @@ static const char usage_text[] =
 	"                    instructions too (one guest CPU, about 5 times slower)\n"
 	"      --vm-kaslr    boot the guest's compressed kernel, which KASLR places at a\n"
 	"                    random address as on a real machine (x86_64; 5 s slower)\n"
+	"      --vm-cpu=MODEL  QEMU's CPU model for the guest (Skylake-Server, EPYC-Rome ...):\n"
+	"                    the vendor, family and model its kernel and MCE records see\n"
 	"      --pmu=MODEL   name perf.events for libpfm4's PMU model MODEL (skx, icl,\n"
 	"                    amd64_fam19h_zen4 ...) instead of this machine's; the generic\n"
 	"                    names (cycles, instructions ...) work for every model\n"
@@ -184,7 +186,7 @@ int main(int argc, char **argv)
 	enum {
 		OPT_VERSION = 256, OPT_HELP, OPT_COMPAT, OPT_VM, OPT_VM_CPUS, OPT_VM_MEM,
 		OPT_VM_MODPROBE, OPT_VM_FILE, OPT_VM_TIMEOUT, OPT_VM_STOP_TIMEOUT, OPT_LIST_KERNELS, OPT_PMU,
-		OPT_VM_ICOUNT, OPT_VM_KASLR, OPT_KERNEL_FEATURES, OPT_TEXTFILE, OPT_LDD,
+		OPT_VM_ICOUNT, OPT_VM_KASLR, OPT_VM_CPU, OPT_KERNEL_FEATURES, OPT_TEXTFILE, OPT_LDD,
 	};
 	static const struct option longopts[] = {
 		{"version", no_argument, NULL, OPT_VERSION},
@@ -203,6 +205,7 @@ int main(int argc, char **argv)
 		{"vm-arch", required_argument, NULL, 'a'},
 		{"vm-icount", no_argument, NULL, OPT_VM_ICOUNT},
 		{"vm-kaslr", no_argument, NULL, OPT_VM_KASLR},
+		{"vm-cpu", required_argument, NULL, OPT_VM_CPU},
 		{"kernel-features", no_argument, NULL, OPT_KERNEL_FEATURES},
 		{"pmu", required_argument, NULL, OPT_PMU},
 		{"textfile", required_argument, NULL, OPT_TEXTFILE},
@@ -251,6 +254,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_VM_ICOUNT: s.vm_icount = true; break;
 		case OPT_VM_KASLR: s.vm_kaslr = true; break;
+		case OPT_VM_CPU: s.vm_cpu = optarg; break;
 		case 'g': s.guru = true; break;
 		case 'v': s.verbose++; break;
 		case 'k': s.keep_build = true; break;

@@ -119,6 +119,7 @@ static int run_in_guest(Session *s, const char *loader, const char *ko, const ch
 		.arch = s->target_arch,
 		.icount = s->vm_icount,
 		.kaslr = s->vm_kaslr,
+		.cpu = s->vm_cpu,
 		.release = s->kernel_release,
 		.cpus = s->vm_cpus,
 		.mem_mb = s->vm_mem,

@@ -150,7 +150,6 @@ typedef struct Run {
 	pid_t commands[MAX_COMMANDS];   /* system()'s and trigger()'s, running; 0: a free slot */
 	int running;
 	long long started, refused;
-	long long actions_done, actions_failed;  /* ras_offline_page() ... (stderr says each) */
 } Run;
 
 static volatile sig_atomic_t caught_signal;
@@ -863,7 +862,6 @@ static void script_action(Run *r, const unsigned char *data, size_t len)
 	char end;
 	if (len >= sizeof(text)) {
 		error("module %s: an action of %zu bytes refused", r->mi.name, len);
-		r->actions_failed++;
 		return;
 	}
 	memcpy(text, data, len);
@@ -874,29 +872,22 @@ static void script_action(Run *r, const unsigned char *data, size_t len)
 		snprintf(file, sizeof(file), "/sys/devices/system/memory/%s_offline_page", how);
 		snprintf(value, sizeof(value), "%#llx", addr);
 		int e = write_kernel_file(file, value);
-		if (e) {
-			r->actions_failed++;
+		if (e)
 			fprintf(stderr, "hwtap-run: warning: page %#llx: cannot %s-offline it: %s\n",
 				addr, how, strerror(e));
-		} else {
-			r->actions_done++;
+		else
 			fprintf(stderr, "hwtap-run: page %#llx %s-offlined\n", addr, how);
-		}
 	} else if (sscanf(text, "offline-cpu %u%c", &cpu, &end) == 1) {
 		char file[64];
 		snprintf(file, sizeof(file), "/sys/devices/system/cpu/cpu%u/online", cpu);
 		int e = write_kernel_file(file, "0");
-		if (e) {
-			r->actions_failed++;
+		if (e)
 			fprintf(stderr, "hwtap-run: warning: CPU %u: cannot take it offline: %s\n", cpu,
-				e == ENOENT ? "the kernel cannot take it offline (no online file)" :
+				e == ENOENT ? "the kernel keeps it (no online file)" :
 				strerror(e));
-		} else {
-			r->actions_done++;
+		else
 			fprintf(stderr, "hwtap-run: CPU %u taken offline\n", cpu);
-		}
 	} else {
-		r->actions_failed++;
 		error("module %s: a malformed action refused", r->mi.name);
 	}
 }

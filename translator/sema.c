@@ -7,38 +7,14 @@
  *
  * Types are inferred by walking every derived probe and reached function until nothing
  * changes (assignments, calls, array keys and values, returns all propagate both ways),
- * then walked once more to report what does not fit.
+ * then walked once more to report what does not fit. The statements are sema_stmt.c's,
+ * the expressions in them this file's.
  */
 #include "hwtap.h"
 #include "sema.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct {
-	Session *s;
-	Script *file;               /* where the code being walked was written */
-	Vec *locals;                /* of the current probe or function */
-	Function *func;             /* NULL in a probe */
-	Probe *probe;               /* NULL in a function */
-	VEC(Symbol *) globals;      /* every global declared, user's first */
-	VEC(Function *) work;       /* reached functions still to resolve */
-	VEC(char *) counters;       /* names of perf .counter("NAME") events */
-	int loop_depth;
-	int changes;                /* types decided in this round */
-	int uses;                   /* globals met so far (Symbol.first_use) */
-	bool report;                /* the last round: report mismatches */
-	bool lvalue;                /* the N_VAR/N_INDEX being walked is assigned */
-	bool in_defined;            /* inside @defined(): a missing $var is not an error */
-	bool slice_ok;              /* '*' keys: while walking delete, 'in' and foreach keys */
-	bool in_condition;          /* walking a probe point's if (...) */
-	Node *discarded;            /* an expression whose value nothing uses (a statement) */
-	VEC(char *) undeclared;     /* arrays reported as undeclared, once per name */
-	VEC(Token *) warned;        /* never-assigned warnings given, once per place */
-} Ctx;
-
-static Type walk(Ctx *c, Node *n, Type want);
-static void walk_stmt(Ctx *c, Node *n);
 
 /* ---- lookups ----------------------------------------------------------------------------- */
 
@@ -78,7 +54,7 @@ static void declare_globals(Ctx *c, Script *sc)
 	}
 }
 
-static Symbol *find_global(Ctx *c, const char *name)
+Symbol *sema_find_global(Ctx *c, const char *name)
 {
 	for (int i = 0; i < c->globals.len; i++) {
 		Symbol *sym = c->globals.data[i];
@@ -94,7 +70,7 @@ static Symbol *find_global(Ctx *c, const char *name)
 	return NULL;
 }
 
-static Symbol *find_local(Ctx *c, const char *name)
+Symbol *sema_find_local(Ctx *c, const char *name)
 {
 	for (int i = 0; i < c->locals->len; i++) {
 		Symbol *sym = c->locals->data[i];
@@ -105,11 +81,11 @@ static Symbol *find_local(Ctx *c, const char *name)
 }
 
 /* Params and locals first, then globals; an unknown name becomes a new local. */
-static Symbol *resolve_var(Ctx *c, Node *n)
+Symbol *sema_resolve_var(Ctx *c, Node *n)
 {
-	Symbol *sym = find_local(c, n->name);
+	Symbol *sym = sema_find_local(c, n->name);
 	if (!sym)
-		sym = find_global(c, n->name);
+		sym = sema_find_global(c, n->name);
 	if (!sym) {
 		sym = new_symbol(SYM_LOCAL, n->name, n->tok);
 		vec_push(c->locals, sym);
@@ -197,7 +173,7 @@ static const char *closest_function(Ctx *c, const char *name)
 
 /* ---- typing helpers ------------------------------------------------------------------------ */
 
-static const char *a_type(Type t)
+const char *sema_a_type(Type t)
 {
 	switch (t) {
 	case TY_LONG: return "a number (long)";
@@ -209,7 +185,7 @@ static const char *a_type(Type t)
 }
 
 /* Decides an unknown type; counts the change so inference runs another round. */
-static void decide(Ctx *c, Type *slot, Type t, Token *where, Token **typed_at)
+void sema_decide(Ctx *c, Type *slot, Type t, Token *where, Token **typed_at)
 {
 	if (*slot != TY_UNKNOWN || t == TY_UNKNOWN)
 		return;
@@ -221,9 +197,9 @@ static void decide(Ctx *c, Type *slot, Type t, Token *where, Token **typed_at)
 
 /* Walks n expecting `want` while inferring; in the last round the caller reports a
  * mismatch in its own words, so n is walked without an expectation. */
-static Type walk_checked(Ctx *c, Node *n, Type want)
+Type sema_walk_checked(Ctx *c, Node *n, Type want)
 {
-	return walk(c, n, c->report ? TY_UNKNOWN : want);
+	return sema_walk(c, n, c->report ? TY_UNKNOWN : want);
 }
 
 /* Reports have != want in the last round. Where statistics are wanted the caller says
@@ -237,14 +213,14 @@ static void mismatch(Ctx *c, Node *n, Type have, Type want)
 	if ((n->kind == N_VAR || n->kind == N_INDEX) && sym && sym->typed_at &&
 	    sym->typed_at != n->tok)
 		error_at(n->tok, "type mismatch: '%s' is %s, decided at line %d, but %s is "
-			 "needed here", sym->name, a_type(have), sym->typed_at->line,
-			 a_type(want));
+			 "needed here", sym->name, sema_a_type(have), sym->typed_at->line,
+			 sema_a_type(want));
 	else if (n->kind == N_CALL && n->func)
 		error_at(n->tok, "type mismatch: function '%s' returns %s, but %s is needed here",
-			 n->name, a_type(have), a_type(want));
+			 n->name, sema_a_type(have), sema_a_type(want));
 	else
-		error_at(n->tok, "type mismatch: this is %s, but %s is needed here", a_type(have),
-			 a_type(want));
+		error_at(n->tok, "type mismatch: this is %s, but %s is needed here", sema_a_type(have),
+			 sema_a_type(want));
 }
 
 static void stats_misuse(Ctx *c, Node *n)
@@ -259,7 +235,7 @@ static void stats_misuse(Ctx *c, Node *n)
 static Type walk_var(Ctx *c, Node *n, Type want)
 {
 	if (!n->sym) {
-		n->sym = resolve_var(c, n);
+		n->sym = sema_resolve_var(c, n);
 		if (c->in_condition && n->sym->kind != SYM_GLOBAL)
 			error_at(n->tok, "a probe condition can only use global variables, and "
 				 "'%s' is not one", n->name);
@@ -285,7 +261,7 @@ static Type walk_var(Ctx *c, Node *n, Type want)
 		sym->arity = 0;
 	if (want == TY_STATS && sym->kind == SYM_LOCAL && c->report && c->lvalue)
 		error_at(n->tok, "statistics must be global: declare 'global %s'", n->name);
-	decide(c, &sym->type, want == TY_HIST ? TY_UNKNOWN : want, n->tok, &sym->typed_at);
+	sema_decide(c, &sym->type, want == TY_HIST ? TY_UNKNOWN : want, n->tok, &sym->typed_at);
 	if (sym->type == TY_STATS && want != TY_STATS) {
 		stats_misuse(c, n);
 		return TY_UNKNOWN;
@@ -295,7 +271,7 @@ static Type walk_var(Ctx *c, Node *n, Type want)
 }
 
 /* Walks index expressions against an array's key types, fixing the arity on first use. */
-static void walk_keys(Ctx *c, Node *n, Symbol *sym, Vec *keys)
+void sema_walk_keys(Ctx *c, Node *n, Symbol *sym, Vec *keys)
 {
 	if (sym->arity < 0) {
 		sym->arity = keys->len;
@@ -323,31 +299,31 @@ static void walk_keys(Ctx *c, Node *n, Symbol *sym, Vec *keys)
 					 "foreach");
 			continue;
 		}
-		Type t = walk_checked(c, k, sym->key_types[i]);
+		Type t = sema_walk_checked(c, k, sym->key_types[i]);
 		if (t == TY_STATS || t == TY_HIST) {
 			if (c->report)
 				error_at(k->tok, "array keys must be numbers or strings");
 			continue;
 		}
-		decide(c, &sym->key_types[i], t, k->tok, NULL);
+		sema_decide(c, &sym->key_types[i], t, k->tok, NULL);
 		if (c->report && t != TY_UNKNOWN && t != sym->key_types[i])
 			error_at(k->tok, "key %d of array '%s' is %s, but this is %s", i + 1,
-				 sym->name, a_type(sym->key_types[i]), a_type(t));
+				 sym->name, sema_a_type(sym->key_types[i]), sema_a_type(t));
 	}
 	c->lvalue = lvalue;
 }
 
-static Symbol *array_symbol(Ctx *c, Node *n)
+Symbol *sema_array_symbol(Ctx *c, Node *n)
 {
 	if (n->sym)
 		return n->sym;
-	Symbol *sym = find_local(c, n->name);
+	Symbol *sym = sema_find_local(c, n->name);
 	if (sym) {
 		error_at(n->tok, "'%s' is a local variable; arrays must be global: declare "
 			 "'global %s'", n->name, n->name);
 		return NULL;
 	}
-	sym = find_global(c, n->name);
+	sym = sema_find_global(c, n->name);
 	if (!sym) {
 		for (int i = 0; i < c->undeclared.len; i++)
 			if (!strcmp(c->undeclared.data[i], n->name))
@@ -362,15 +338,15 @@ static Symbol *array_symbol(Ctx *c, Node *n)
 
 static Type walk_index(Ctx *c, Node *n, Type want)
 {
-	Symbol *sym = array_symbol(c, n);
+	Symbol *sym = sema_array_symbol(c, n);
 	if (!sym)
 		return TY_UNKNOWN;
 	if (c->lvalue)
 		sym->assigned = true;
 	else
 		sym->read = true;
-	walk_keys(c, n, sym, &n->args);
-	decide(c, &sym->type, want == TY_HIST ? TY_UNKNOWN : want, n->tok, &sym->typed_at);
+	sema_walk_keys(c, n, sym, &n->args);
+	sema_decide(c, &sym->type, want == TY_HIST ? TY_UNKNOWN : want, n->tok, &sym->typed_at);
 	if (sym->type == TY_STATS && want != TY_STATS) {
 		stats_misuse(c, n);
 		return TY_UNKNOWN;
@@ -382,10 +358,10 @@ static Type walk_index(Ctx *c, Node *n, Type want)
 static void format_arg(Ctx *c, Node *call, int i, Type t, const char *dir, int len)
 {
 	Node *a = call->args.data[i];
-	Type have = walk_checked(c, a, t);
+	Type have = sema_walk_checked(c, a, t);
 	if (c->report && have != TY_UNKNOWN && have != t)
 		error_at(a->tok, "'%.*s' in the format of '%s' needs %s, but argument %d is %s",
-			 len, dir, call->name, a_type(t), i + 1, a_type(have));
+			 len, dir, call->name, sema_a_type(t), i + 1, sema_a_type(have));
 }
 
 /* printf's format against its arguments; every argument is walked whatever goes wrong. */
@@ -394,7 +370,7 @@ static void check_format(Ctx *c, Node *call)
 	Node *fmt = call->args.data[0];
 	int arg = 1;
 	if (fmt->kind != N_STR) {
-		walk(c, fmt, TY_STRING);
+		sema_walk(c, fmt, TY_STRING);
 		if (c->report)
 			error_at(fmt->tok, "the format of '%s' must be a string literal", call->name);
 		goto rest;
@@ -435,7 +411,7 @@ static void check_format(Ctx *c, Node *call)
 			 "format has directives", call->name);
 rest:
 	for (; arg < call->args.len; arg++)
-		walk(c, call->args.data[arg], TY_UNKNOWN);
+		sema_walk(c, call->args.data[arg], TY_UNKNOWN);
 }
 
 static Type walk_builtin(Ctx *c, Node *n, const Builtin *b)
@@ -453,7 +429,7 @@ static Type walk_builtin(Ctx *c, Node *n, const Builtin *b)
 		int from = 0;
 		if (b->delimited) {                   /* printd: the delimiter first */
 			Node *d = n->args.data[0];
-			walk(c, d, TY_STRING);
+			sema_walk(c, d, TY_STRING);
 			if (d->kind != N_STR && c->report)
 				error_at(d->tok, "the delimiter of '%s' must be a string literal",
 					 n->name);
@@ -461,7 +437,7 @@ static Type walk_builtin(Ctx *c, Node *n, const Builtin *b)
 		}
 		for (int i = from; i < n->args.len; i++) {
 			Node *a = n->args.data[i];
-			Type t = walk(c, a, TY_UNKNOWN);
+			Type t = sema_walk(c, a, TY_UNKNOWN);
 			if (t == TY_HIST && (n->args.len != 1 || b->delimited) && c->report)
 				error_at(a->tok, "a histogram must be printed on its own");
 			else if (t == TY_STATS && c->report)
@@ -546,24 +522,24 @@ static Type walk_call(Ctx *c, Node *n, Type want)
 	for (int i = 0; i < n->args.len; i++) {
 		Node *a = n->args.data[i];
 		Symbol *param = f->locals.data[i];
-		Type t = walk_checked(c, a, param->type);
+		Type t = sema_walk_checked(c, a, param->type);
 		if (t == TY_STATS || t == TY_HIST) {
 			if (c->report)
 				error_at(a->tok, "statistics and histograms cannot be passed to "
 					 "functions");
 			continue;
 		}
-		decide(c, &param->type, t, a->tok, &param->typed_at);
+		sema_decide(c, &param->type, t, a->tok, &param->typed_at);
 		if (c->report && t != TY_UNKNOWN && param->type != TY_UNKNOWN && t != param->type)
 			error_at(a->tok, "argument %d of '%s' must be %s, not %s", i + 1, f->name,
-				 a_type(param->type), a_type(t));
+				 sema_a_type(param->type), sema_a_type(t));
 	}
 	if (!f->has_value) {
 		if (want != TY_UNKNOWN && c->report)
 			error_at(n->tok, "function '%s' returns no value", f->name);
 		return TY_UNKNOWN;
 	}
-	decide(c, &f->rtype, want == TY_HIST || want == TY_STATS ? TY_UNKNOWN : want, n->tok,
+	sema_decide(c, &f->rtype, want == TY_HIST || want == TY_STATS ? TY_UNKNOWN : want, n->tok,
 	       NULL);
 	mismatch(c, n, f->rtype, want);
 	return f->rtype;
@@ -642,7 +618,7 @@ static Type walk_typed_target(Ctx *c, Node *n, Node *at)
 	for (int i = 0; i < n->comps.len; i++) {
 		TargetComp *tc = n->comps.data[i];
 		if (tc->kind == TC_INDEX)
-			walk(c, tc->index, TY_LONG);
+			sema_walk(c, tc->index, TY_LONG);
 	}
 	Type t = process ? process_target(c->probe, n, at, report) :
 		 trace ? tracepoint_target(c->s, c->probe, n, at, report) :
@@ -757,11 +733,11 @@ bool logical_rhs_dead(Node *n)
 static Type walk_cast(Ctx *c, Node *n, Node *at)
 {
 	bool report = c->report && !c->in_defined;
-	walk(c, n->lhs, TY_LONG);
+	sema_walk(c, n->lhs, TY_LONG);
 	for (int i = 0; i < n->comps.len; i++) {
 		TargetComp *tc = n->comps.data[i];
 		if (tc->kind == TC_INDEX)
-			walk(c, tc->index, TY_LONG);
+			sema_walk(c, tc->index, TY_LONG);
 	}
 	at->plan = NULL;
 	const char *type = ((Node *)n->args.data[0])->str, *why;
@@ -808,14 +784,14 @@ static Type walk_cast(Ctx *c, Node *n, Node *at)
 
 static Type walk_hist(Ctx *c, Node *n)
 {
-	Type t = walk(c, n->lhs, TY_STATS);
+	Type t = sema_walk(c, n->lhs, TY_STATS);
 	if (t != TY_STATS && t != TY_UNKNOWN && c->report)
 		error_at(n->lhs->tok, "'%s' needs statistics (values added with '<<<')", n->op);
 	if (!strcmp(n->op, "@hist_linear")) {
 		int64_t v[3];
 		for (int i = 0; i < 3; i++) {
 			Node *a = n->args.data[i];
-			walk(c, a, TY_LONG);
+			sema_walk(c, a, TY_LONG);
 			if (a->kind != N_NUM) {
 				if (c->report)
 					error_at(a->tok, "the bounds and step of @hist_linear must be "
@@ -842,11 +818,11 @@ static bool is_lvalue(Node *n)
 	return n->kind == N_VAR || n->kind == N_INDEX || n->kind == N_TARGET;
 }
 
-static Type walk_lvalue(Ctx *c, Node *n, Type want)
+Type sema_walk_lvalue(Ctx *c, Node *n, Type want)
 {
 	bool saved = c->lvalue;
 	c->lvalue = true;
-	Type t = walk(c, n, want);
+	Type t = sema_walk(c, n, want);
 	c->lvalue = saved;
 	return t;
 }
@@ -860,10 +836,10 @@ static void used_as_value(Ctx *c, Node *n)
 }
 
 /* N, whose value nothing uses: a statement, a for loop's first and third parts. */
-static Type walk_discarded(Ctx *c, Node *n)
+Type sema_walk_discarded(Ctx *c, Node *n)
 {
 	c->discarded = n;
-	Type t = walk(c, n, TY_UNKNOWN);
+	Type t = sema_walk(c, n, TY_UNKNOWN);
 	c->discarded = NULL;
 	return t;
 }
@@ -875,15 +851,15 @@ static Type walk_assign(Ctx *c, Node *n, Type want)
 		if (c->report)
 			error_at(n->lhs->tok, "the left side of '%s' must be a variable or an array "
 				 "element", op);
-		walk(c, n->rhs, TY_UNKNOWN);
+		sema_walk(c, n->rhs, TY_UNKNOWN);
 		return TY_UNKNOWN;
 	}
 	if (!strcmp(op, "<<<")) {
-		Type t = walk_lvalue(c, n->lhs, TY_STATS);
+		Type t = sema_walk_lvalue(c, n->lhs, TY_STATS);
 		if (t != TY_STATS && t != TY_UNKNOWN && c->report)
 			error_at(n->tok, "'<<<' adds to statistics, but '%s' is %s",
-				 n->lhs->name ? n->lhs->name : "this", a_type(t));
-		walk(c, n->rhs, TY_LONG);
+				 n->lhs->name ? n->lhs->name : "this", sema_a_type(t));
+		sema_walk(c, n->rhs, TY_LONG);
 		return TY_LONG;
 	}
 	if (n->lhs->sym && n->lhs->sym->type == TY_STATS) {
@@ -895,7 +871,7 @@ static Type walk_assign(Ctx *c, Node *n, Type want)
 	Type t;
 	if (!strcmp(op, "=")) {
 		Type lt = n->lhs->sym ? n->lhs->sym->type : TY_UNKNOWN;
-		t = walk_checked(c, n->rhs, lt != TY_UNKNOWN ? lt : want);
+		t = sema_walk_checked(c, n->rhs, lt != TY_UNKNOWN ? lt : want);
 		if (t == TY_STATS || t == TY_HIST) {
 			if (c->report)
 				error_at(n->rhs->tok, "statistics and histograms cannot be assigned");
@@ -908,14 +884,14 @@ static Type walk_assign(Ctx *c, Node *n, Type want)
 			error_at(n->rhs->tok, "function '%s' returns no value", n->rhs->name);
 			return TY_UNKNOWN;
 		}
-		Type l = walk_lvalue(c, n->lhs, t);
+		Type l = sema_walk_lvalue(c, n->lhs, t);
 		if (t == TY_UNKNOWN && l != TY_UNKNOWN)
-			walk(c, n->rhs, l);
+			sema_walk(c, n->rhs, l);
 		return l != TY_UNKNOWN ? l : t;
 	}
 	t = !strcmp(op, ".=") ? TY_STRING : TY_LONG;
-	walk_lvalue(c, n->lhs, t);
-	walk(c, n->rhs, t);
+	sema_walk_lvalue(c, n->lhs, t);
+	sema_walk(c, n->rhs, t);
 	used_as_value(c, n);
 	if (c->report && t == TY_LONG && (!strcmp(op, "/=") || !strcmp(op, "%=")) &&
 	    n->rhs->kind == N_NUM && n->rhs->num == 0)
@@ -926,39 +902,39 @@ static Type walk_assign(Ctx *c, Node *n, Type want)
 static Type walk_in(Ctx *c, Node *n)
 {
 	Node *arr = n->rhs;
-	Symbol *sym = array_symbol(c, arr);
+	Symbol *sym = sema_array_symbol(c, arr);
 	if (!sym)
 		return TY_LONG;
 	sym->read = true;
 	Vec keys = n->args;
 	if (arr->kind == N_INDEX) {         /* [a, b] in arr[*, "x"]: the slice fixes keys */
 		c->slice_ok = true;
-		walk_keys(c, arr, sym, &arr->args);
+		sema_walk_keys(c, arr, sym, &arr->args);
 		c->slice_ok = false;
 	}
 	c->slice_ok = true;
-	walk_keys(c, n, sym, &keys);
+	sema_walk_keys(c, n, sym, &keys);
 	c->slice_ok = false;
 	return TY_LONG;
 }
 
 static Type walk_compare(Ctx *c, Node *n)
 {
-	Type l = walk(c, n->lhs, TY_UNKNOWN);
-	Type r = walk_checked(c, n->rhs, l);
+	Type l = sema_walk(c, n->lhs, TY_UNKNOWN);
+	Type r = sema_walk_checked(c, n->rhs, l);
 	if (l == TY_UNKNOWN && r != TY_UNKNOWN)
-		l = walk_checked(c, n->lhs, r);
+		l = sema_walk_checked(c, n->lhs, r);
 	if (c->report && l != TY_UNKNOWN && r != TY_UNKNOWN && l != r)
-		error_at(n->tok, "'%s' compares %s with %s", n->op, a_type(l), a_type(r));
+		error_at(n->tok, "'%s' compares %s with %s", n->op, sema_a_type(l), sema_a_type(r));
 	else if (c->report && (l == TY_STATS || l == TY_HIST))
-		error_at(n->tok, "'%s' cannot compare %s", n->op, a_type(l));
+		error_at(n->tok, "'%s' cannot compare %s", n->op, sema_a_type(l));
 	return TY_LONG;
 }
 
 static Type walk_regex(Ctx *c, Node *n)
 {
-	walk(c, n->lhs, TY_STRING);
-	walk(c, n->rhs, TY_STRING);
+	sema_walk(c, n->lhs, TY_STRING);
+	sema_walk(c, n->rhs, TY_STRING);
 	if (!c->report)
 		return TY_LONG;
 	if (n->rhs->kind != N_STR) {
@@ -974,18 +950,18 @@ static Type walk_at(Ctx *c, Node *n)
 {
 	switch (n->kind) {
 	case N_AT_OP: {
-		Type t = walk(c, n->lhs, TY_STATS);
+		Type t = sema_walk(c, n->lhs, TY_STATS);
 		if (t != TY_STATS && t != TY_UNKNOWN && c->report)
 			error_at(n->lhs->tok, "'%s' needs statistics (values added with '<<<'), "
-				 "but this is %s", n->op, a_type(t));
+				 "but this is %s", n->op, sema_a_type(t));
 		for (int i = 0; i < n->args.len; i++)
-			walk(c, n->args.data[i], TY_LONG);
+			sema_walk(c, n->args.data[i], TY_LONG);
 		return TY_LONG;
 	}
 	case N_AT_DEFINED: {
 		bool saved = c->in_defined;
 		c->in_defined = true;
-		walk(c, n->lhs, TY_UNKNOWN);
+		sema_walk(c, n->lhs, TY_UNKNOWN);
 		c->in_defined = saved;
 		n->num = resolvable(n->lhs);
 		return TY_LONG;
@@ -994,7 +970,7 @@ static Type walk_at(Ctx *c, Node *n)
 		/* computed by the companion probe where the function's body starts (its body
 		 * is these nodes), read by the .return probe (probe_process.c) */
 		if (c->probe && c->probe->entry_for) {
-			Type t = walk(c, n->lhs, TY_UNKNOWN);
+			Type t = sema_walk(c, n->lhs, TY_UNKNOWN);
 			return t == TY_STRING ? TY_STRING : TY_LONG;
 		}
 		if (c->probe && c->probe->entry_probe) {
@@ -1044,7 +1020,7 @@ static Type walk_at(Ctx *c, Node *n)
 	}
 }
 
-static Type walk(Ctx *c, Node *n, Type want)
+Type sema_walk(Ctx *c, Node *n, Type want)
 {
 	Type t;
 	switch (n->kind) {
@@ -1060,7 +1036,7 @@ static Type walk(Ctx *c, Node *n, Type want)
 				 "foreach");
 		return TY_UNKNOWN;
 	case N_DEREF:
-		walk(c, n->lhs, TY_UNKNOWN);
+		sema_walk(c, n->lhs, TY_UNKNOWN);
 		unsupported(c, n, "'->' on a pointer");
 		return TY_UNKNOWN;
 	case N_ADDR:            /* & @cast(0, "t")->m: it is the @cast that cannot be */
@@ -1094,7 +1070,7 @@ static Type walk(Ctx *c, Node *n, Type want)
 		return n->type = t;
 	case N_HIST_INDEX:
 		walk_hist(c, n->lhs);
-		walk(c, n->rhs, TY_LONG);
+		sema_walk(c, n->rhs, TY_LONG);
 		t = TY_LONG;
 		break;
 	case N_UNARY:
@@ -1103,9 +1079,9 @@ static Type walk(Ctx *c, Node *n, Type want)
 		if (c->report && !strcmp(n->op, ">>>"))   /* SystemTap 4.8 refuses it here too */
 			error_at(n->tok, "'>>>' (a logical shift right) parses, but SystemTap 4.8 "
 				 "and hwtap do not elaborate it: write (x >> n) & mask");
-		walk(c, n->lhs, TY_LONG);
+		sema_walk(c, n->lhs, TY_LONG);
 		if (n->rhs && !logical_rhs_dead(n))
-			walk(c, n->rhs, TY_LONG);
+			sema_walk(c, n->rhs, TY_LONG);
 		if (c->report && n->rhs && (!strcmp(n->op, "/") || !strcmp(n->op, "%")) &&
 		    n->rhs->kind == N_NUM && n->rhs->num == 0)
 			error_at(n->rhs->tok, "division by zero");
@@ -1115,28 +1091,28 @@ static Type walk(Ctx *c, Node *n, Type want)
 	case N_POSTINC:
 		if (!is_lvalue(n->lhs) && c->report)
 			error_at(n->lhs->tok, "'%s' needs a variable or an array element", n->op);
-		walk_lvalue(c, n->lhs, TY_LONG);
+		sema_walk_lvalue(c, n->lhs, TY_LONG);
 		used_as_value(c, n);
 		t = TY_LONG;
 		break;
 	case N_CONCAT:
-		walk(c, n->lhs, TY_STRING);
-		walk(c, n->rhs, TY_STRING);
+		sema_walk(c, n->lhs, TY_STRING);
+		sema_walk(c, n->rhs, TY_STRING);
 		t = TY_STRING;
 		break;
 	case N_COMPARE: t = walk_compare(c, n); break;
 	case N_REGEX: t = walk_regex(c, n); break;
 	case N_TERNARY: {
-		walk(c, n->cond, TY_LONG);
+		sema_walk(c, n->cond, TY_LONG);
 		if (n->cond->kind == N_AT_DEFINED)  /* @defined(x) ? x : y: one side is dead */
-			return n->type = walk(c, n->cond->num ? n->then : n->els, want);
-		Type a = walk_checked(c, n->then, want);
-		Type b = walk_checked(c, n->els, a != TY_UNKNOWN ? a : want);
+			return n->type = sema_walk(c, n->cond->num ? n->then : n->els, want);
+		Type a = sema_walk_checked(c, n->then, want);
+		Type b = sema_walk_checked(c, n->els, a != TY_UNKNOWN ? a : want);
 		if (a == TY_UNKNOWN && b != TY_UNKNOWN)
-			a = walk_checked(c, n->then, b);
+			a = sema_walk_checked(c, n->then, b);
 		if (c->report && a != TY_UNKNOWN && b != TY_UNKNOWN && a != b)
-			error_at(n->tok, "the two sides of '?:' differ: %s and %s", a_type(a),
-				 a_type(b));
+			error_at(n->tok, "the two sides of '?:' differ: %s and %s", sema_a_type(a),
+				 sema_a_type(b));
 		t = a != TY_UNKNOWN ? a : b;
 		break;
 	}
@@ -1154,243 +1130,6 @@ static Type walk(Ctx *c, Node *n, Type want)
 	return n->type = t;
 }
 
-/* ---- statements -------------------------------------------------------------------------- */
-
-static void walk_cond(Ctx *c, Node *n)
-{
-	Type t = walk(c, n, TY_LONG);
-	(void)t;
-}
-
-static void walk_foreach(Ctx *c, Node *n)
-{
-	Node *arr = n->array;
-	Type value = TY_UNKNOWN;
-	if (arr->kind == N_HIST) {
-		walk(c, arr, TY_HIST);
-		if (n->keys.len != 1 && c->report)
-			error_at(arr->tok, "a histogram has one key, its bucket");
-		value = TY_LONG;
-		for (int i = 0; i < n->keys.len; i++)
-			walk_lvalue(c, n->keys.data[i], TY_LONG);
-	} else {
-		Symbol *sym = find_local(c, arr->name) ? NULL : find_global(c, arr->name);
-		if (!sym) {             /* reported in the first round, which then ends */
-			error_at(arr->tok, "foreach needs a global array, but '%s' is %s",
-				 arr->name, find_local(c, arr->name) ? "a local variable" :
-				 "not declared");
-			return;
-		}
-		arr->sym = sym;
-		sym->read = true;
-		if (sym->arity == 0 && c->report) {
-			error_at(arr->tok, "foreach needs an array, but '%s' is a scalar",
-				 arr->name);
-			return;
-		}
-		if (arr->kind == N_INDEX) {
-			c->slice_ok = true;
-			walk_keys(c, arr, sym, &arr->args);
-			c->slice_ok = false;
-		}
-		if (sym->arity < 0) {
-			sym->arity = n->keys.len;
-			sym->key_types = xalloc(sizeof(Type) * (n->keys.len + 1));
-		}
-		if (sym->arity != n->keys.len) {
-			if (c->report)
-				error_at(arr->tok, "array '%s' has %d key%s, but foreach names %d",
-					 sym->name, sym->arity, sym->arity == 1 ? "" : "s",
-					 n->keys.len);
-		} else {
-			for (int i = 0; i < n->keys.len; i++) {
-				Node *k = n->keys.data[i];
-				Type t = walk_lvalue(c, k, sym->key_types[i]);
-				decide(c, &sym->key_types[i], t, k->tok, NULL);
-			}
-		}
-		value = sym->type;
-	}
-	if (n->value) {
-		if (value == TY_STATS && c->report)
-			error_at(n->value->tok, "the values of statistics arrays cannot be bound "
-				 "in foreach: use @count(%s[...]) and friends", arr->name);
-		else
-			walk_lvalue(c, n->value, value);
-	}
-	if (n->limit)
-		walk(c, n->limit, TY_LONG);
-	c->loop_depth++;
-	walk_stmt(c, n->body);
-	c->loop_depth--;
-}
-
-static void walk_delete(Ctx *c, Node *n)
-{
-	Node *x = n->lhs;
-	if (x->kind == N_VAR) {
-		Symbol *sym = find_local(c, x->name);
-		if (!sym)
-			sym = find_global(c, x->name);
-		if (!sym) {
-			if (c->report)
-				error_at(x->tok, "cannot delete '%s': no such variable", x->name);
-			return;
-		}
-		x->sym = sym;
-		sym->assigned = true;
-		return;
-	}
-	if (x->kind == N_INDEX) {
-		Symbol *sym = array_symbol(c, x);
-		if (!sym)
-			return;
-		sym->assigned = true;
-		c->slice_ok = true;
-		walk_keys(c, x, sym, &x->args);
-		c->slice_ok = false;
-		return;
-	}
-	if (c->report)
-		error_at(x->tok, "delete needs a variable, an array or an array element");
-}
-
-/* The statement "a && f()" is "if (a) f()", and "a || f()" is "if (!a) f()", as SystemTap
- * reduces them (its examples write "count && ++n == count && exit()"): the right side
- * may then call a function that returns no value. N becomes the if. */
-static bool reduce_logical_stmt(Node *n)
-{
-	Node *e = n->lhs;
-	if (e->kind != N_LOGICAL || (strcmp(e->op, "&&") && strcmp(e->op, "||")))
-		return false;
-	Node *then = new_node(N_EXPR_STMT, e->rhs->tok);
-	then->lhs = e->rhs;
-	Node *cond = e->lhs;
-	if (!strcmp(e->op, "||")) {
-		cond = new_node(N_UNARY, e->tok);
-		cond->op = "!";
-		cond->lhs = e->lhs;
-	}
-	n->kind = N_IF;
-	n->lhs = NULL;
-	n->cond = cond;
-	n->then = then;
-	n->els = NULL;
-	return true;
-}
-
-static void walk_stmt(Ctx *c, Node *n)
-{
-	switch (n->kind) {
-	case N_BLOCK:
-		for (int i = 0; i < n->args.len; i++)
-			walk_stmt(c, n->args.data[i]);
-		return;
-	case N_EXPR_STMT: {
-		if (reduce_logical_stmt(n)) {
-			walk_stmt(c, n);
-			return;
-		}
-		Type t = walk_discarded(c, n->lhs);
-		if (t == TY_HIST && c->report)
-			error_at(n->lhs->tok, "a histogram can only be printed, indexed or "
-				 "iterated with foreach");
-		return;
-	}
-	case N_IF:
-		walk_cond(c, n->cond);
-		if (n->cond->kind == N_AT_DEFINED) {   /* if (@defined(x)): one side is dead */
-			Node *live = n->cond->num ? n->then : n->els;
-			if (live)
-				walk_stmt(c, live);
-			return;
-		}
-		walk_stmt(c, n->then);
-		if (n->els)
-			walk_stmt(c, n->els);
-		return;
-	case N_WHILE:
-	case N_FOR:
-		if (n->init)
-			walk_discarded(c, n->init);
-		if (n->cond)
-			walk_cond(c, n->cond);
-		if (n->inc)
-			walk_discarded(c, n->inc);
-		c->loop_depth++;
-		walk_stmt(c, n->body);
-		c->loop_depth--;
-		return;
-	case N_FOREACH:
-		walk_foreach(c, n);
-		return;
-	case N_BREAK:
-	case N_CONTINUE:
-		if (!c->loop_depth && c->report)
-			error_at(n->tok, "'%s' is only allowed inside a loop",
-				 n->kind == N_BREAK ? "break" : "continue");
-		return;
-	case N_NEXT:
-	case N_NULL:
-		return;
-	case N_RETURN:
-		if (!c->func) {
-			if (c->report)
-				error_at(n->tok, "'return' is only allowed in functions; 'next' "
-					 "leaves a probe");
-			return;
-		}
-		if (n->lhs) {
-			Type t = walk_checked(c, n->lhs, c->func->rtype);
-			if (t == TY_STATS || t == TY_HIST) {
-				if (c->report)
-					error_at(n->lhs->tok, "functions cannot return %s", a_type(t));
-				return;
-			}
-			decide(c, &c->func->rtype, t, n->lhs->tok, &c->func->rtype_at);
-			if (c->report && t != TY_UNKNOWN && c->func->rtype != TY_UNKNOWN &&
-			    t != c->func->rtype)
-				error_at(n->lhs->tok, "function '%s' returns %s, %s, but this is %s",
-					 c->func->name, a_type(c->func->rtype),
-					 c->func->ret ? "as declared" : xformat("decided at line %d",
-						c->func->rtype_at ? c->func->rtype_at->line : 0),
-					 a_type(t));
-		} else if (c->func->ret != TY_UNKNOWN && c->report) {
-			error_at(n->tok, "function '%s' must return %s", c->func->name,
-				 a_type(c->func->ret));
-		}
-		return;
-	case N_DELETE:
-		walk_delete(c, n);
-		return;
-	case N_TRY: {
-		walk_stmt(c, n->body);
-		if (n->name) {
-			Node v = {.kind = N_VAR, .tok = n->tok, .name = n->name};
-			Symbol *sym = find_local(c, n->name);
-			if (!sym)
-				sym = resolve_var(c, &v);
-			sym->assigned = true;
-			n->sym = sym;
-			decide(c, &sym->type, TY_STRING, n->tok, &sym->typed_at);
-			if (c->report && sym->type != TY_STRING)
-				error_at(n->tok, "the catch variable '%s' holds the error message, a "
-					 "string, but it is %s", n->name, a_type(sym->type));
-		}
-		walk_stmt(c, n->then);
-		return;
-	}
-	case N_EMBEDDED:
-		if (!c->file->is_tapset && !c->s->guru && c->report)
-			error_at(n->tok, "embedded C code needs guru mode (-g)");
-		return;
-	default: {
-		Node wrap = {.kind = N_EXPR_STMT, .tok = n->tok, .lhs = n};
-		walk_stmt(c, &wrap);
-	}
-	}
-}
-
 /* ---- the rounds ---------------------------------------------------------------------------- */
 
 static void walk_probe(Ctx *c, Probe *p)
@@ -1402,10 +1141,10 @@ static void walk_probe(Ctx *c, Probe *p)
 	ProbePoint *pp = p->points.data[0];
 	if (pp->cond) {
 		c->in_condition = true;
-		walk(c, pp->cond, TY_LONG);
+		sema_walk(c, pp->cond, TY_LONG);
 		c->in_condition = false;
 	}
-	walk_stmt(c, p->body);
+	sema_walk_stmt(c, p->body);
 }
 
 static void walk_function(Ctx *c, Function *f)
@@ -1414,7 +1153,7 @@ static void walk_function(Ctx *c, Function *f)
 	c->locals = &f->locals;
 	c->func = f;
 	c->probe = NULL;
-	walk_stmt(c, f->body);
+	sema_walk_stmt(c, f->body);
 }
 
 static void round_all(Ctx *c)

@@ -1,2 +1,2 @@
-# the RAS hardware-error points
+# the RAS points: the hardware-error sources and the others rasdaemon reads
 -l 'ras.*'

@@ -872,7 +872,11 @@ static void script_action(Run *r, const unsigned char *data, size_t len)
 		snprintf(file, sizeof(file), "/sys/devices/system/memory/%s_offline_page", how);
 		snprintf(value, sizeof(value), "%#llx", addr);
 		int e = write_kernel_file(file, value);
-		if (e)
+		if (e == ENOENT)
+			fprintf(stderr, "hwtap-run: warning: page %#llx: cannot %s-offline it: the "
+				"kernel has no %s (it needs CONFIG_MEMORY_HOTPLUG and "
+				"CONFIG_MEMORY_FAILURE)\n", addr, how, file);
+		else if (e)
 			fprintf(stderr, "hwtap-run: warning: page %#llx: cannot %s-offline it: %s\n",
 				addr, how, strerror(e));
 		else

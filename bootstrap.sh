@@ -40,6 +40,8 @@ packages=(
 	libdw-dev                       # process("PATH") probes: functions and variables from DWARF
 	libbpf-dev                      # kernel.function probes: functions and parameters from BTF
 	zlib1g-dev                      # static libelf.a needs libz.a (loader/hwtap-run is static)
+	libsqlite3-dev                  # hwtap-run --ras-db: rasdaemon's database
+	sqlite3 libdbd-sqlite3-perl     # rasdb.exp reads it, and rasdaemon's ras-mc-ctl does
 	systemtap                       # its tapset is the parse corpus
 	systemtap-doc                   # its example scripts are too
 	linux-headers-amd64 linux-image-amd64
@@ -47,6 +49,7 @@ packages=(
 	xz-utils                        # the guest runner extracts vmlinux from vmlinuz with it
 	# the arm64 guest (-a arm64): QEMU, the cross compiler for modules and hwtap-run
 	qemu-system-arm gcc-aarch64-linux-gnu libelf-dev:arm64 zlib1g-dev:arm64
+	libsqlite3-dev:arm64
 )
 
 # PKG[:ARCH] is installed: a name without an architecture means the native one (with arm64
@@ -111,6 +114,24 @@ if [ "$mode" = check ] && [ "$(dpkg --print-architecture)" = amd64 ]; then
 		as_root apt-get install -y --no-install-recommends "linux-image-$release-dbg" ||
 			say "linux-image-$release-dbg cannot be installed: its tests are UNSUPPORTED"
 	fi
+fi
+
+# Debian's rasdaemon, the oracle of hwtap-run --ras-db (testsuite/hwtap.guest/rasdb.exp):
+# unpacked, not installed (its package would start a daemon here), under
+# /usr/local/lib/hwtap/rasdaemon; rasdb.exp copies it into the guest and runs its
+# ras-mc-ctl. Check mode only; where it cannot be had, its tests are UNSUPPORTED.
+rasdaemon_root=/usr/local/lib/hwtap/rasdaemon
+if [ "$mode" = check ] && [ ! -x "$rasdaemon_root/usr/sbin/rasdaemon" ]; then
+	say "rasdaemon: unpacking Debian's into $rasdaemon_root"
+	debs=$(mktemp -d)
+	chmod 755 "$debs"
+	if (cd "$debs" && as_root apt-get download rasdaemon); then
+		as_root mkdir -p "$rasdaemon_root"
+		as_root dpkg-deb -x "$debs"/rasdaemon_*.deb "$rasdaemon_root"
+	else
+		say "rasdaemon cannot be downloaded: the --ras-db oracle tests are UNSUPPORTED"
+	fi
+	rm -rf "$debs"
 fi
 
 # The arm64 guest's kernel: Debian's linux-image and linux-headers for arm64 and its

@@ -89,6 +89,9 @@ static const char usage_text[] =
 	"             /var/lib/systemd/pstore)\n"
 	"  --textfile FILE  replace FILE with the Prometheus metrics the script publishes\n"
 	"             (tapset prometheus.stp), for node_exporter's textfile collector\n"
+	"  --ras-db FILE  add the RAS events the script records (tapset ras-history.stp)\n"
+	"             to FILE, rasdaemon's SQLite database (its tables made where missing),\n"
+	"             for ras-mc-ctl --summary and --errors\n"
 	"  --mode MODE  the permissions of the files it creates, in octal (default 0600\n"
 	"             for -o, 0644 for --textfile, which node_exporter reads)\n"
 	"  --json     each line of the script's output as a JSON object with the host,\n"
@@ -114,6 +117,9 @@ typedef struct Run {
 	const char *session;    /* -A or -d NAME */
 	bool json;              /* --json: -L's list, or the output, as JSON lines */
 	const char *textfile;   /* --textfile FILE: the script's Prometheus metrics */
+	const char *ras_db;     /* --ras-db FILE: rasdaemon's database, for the RAS history */
+	bool history_warned;    /* history came without --ras-db, or a row failed: said once */
+	long long history_refused;      /* history records not stored */
 	int file_perm;          /* --mode: the created files' permissions; -1: each its default */
 	bool textfile_warned;   /* metrics came without --textfile: said once */
 	long long bad_metrics;  /* metrics records the text format does not take: dropped */
@@ -248,6 +254,7 @@ static void parse_args(int argc, char **argv, Run *r)
 	static const struct option longopts[] = {
 		{"json", no_argument, NULL, 'J'},
 		{"textfile", required_argument, NULL, 'T'},
+		{"ras-db", required_argument, NULL, 'R'},
 		{"snapshot", required_argument, NULL, 'P'},
 		{"pstore", no_argument, NULL, 'K'},
 		{"mode", required_argument, NULL, 'M'},
@@ -266,6 +273,7 @@ static void parse_args(int argc, char **argv, Run *r)
 		case 'K': m = MODE_PSTORE; break;
 		case 'J': r->json = true; break;
 		case 'T': r->textfile = optarg; break;
+		case 'R': r->ras_db = optarg; break;
 		case 'M':
 			errno = 0;
 			r->file_perm = (int)strtol(optarg, &end, 8);
@@ -896,6 +904,25 @@ static void script_action(Run *r, const unsigned char *data, size_t len)
 	}
 }
 
+/* One history record (tapset ras-history.stp) into --ras-db's database (rasdb.c). The
+ * first one that cannot go there is said with why, all are counted. */
+static void history_add(Run *r, const unsigned char *data, size_t len)
+{
+	char *why = NULL;
+	if (!r->ras_db) {
+		if (!r->history_warned)
+			fprintf(stderr, "hwtap-run: warning: the script records RAS events; "
+				"--ras-db FILE would keep them (dropped)\n");
+		r->history_warned = true;
+		return;
+	}
+	if (rasdb_record(data, len, &why)) {
+		if (!r->history_refused++)
+			error("module %s: %s", r->mi.name, why);
+		free(why);
+	}
+}
+
 /* ---- relaying ------------------------------------------------------------------------- */
 
 static char pending[READ_SIZE];
@@ -1141,6 +1168,8 @@ static void dispatch(Run *r, const unsigned char *p, size_t n)
 		} else if (p[0] == HWTAP_STREAM_ACTION) {
 			flush_pending(r);
 			script_action(r, p + HWTAP_RECORD_HDR, len);
+		} else if (p[0] == HWTAP_STREAM_HISTORY) {
+			history_add(r, p + HWTAP_RECORD_HDR, len);
 		} else if (p[0] != HWTAP_STREAM_ERR && r->json) {
 			json_emit(r, p + HWTAP_RECORD_HDR, len);
 		} else {
@@ -1301,6 +1330,9 @@ static void report(const Run *r)
 	if (r->bad_metrics > 1)
 		fprintf(stderr, "hwtap-run: warning: %lld metrics lines dropped in all (not "
 			"Prometheus' text format)\n", r->bad_metrics);
+	if (r->history_refused > 1)
+		fprintf(stderr, "hwtap-run: warning: %lld RAS events not added to %s in all\n",
+			r->history_refused, r->ras_db);
 	if (r->refused)
 		fprintf(stderr, "hwtap-run: warning: %lld command%s of the script refused (%d "
 			"already running; -j sets the bound), %lld run\n", r->refused,
@@ -1544,6 +1576,16 @@ int main(int argc, char **argv)
 			return 1;
 		signal(SIGPIPE, SIG_IGN);
 		return snapshot(&r, r.session);
+	}
+	if (r.ras_db) {
+		char *why = NULL;
+		if (r.mode != MODE_RUN && r.mode != MODE_ATTACH && r.mode != MODE_DELETE)
+			usage_error("--ras-db goes with a module to run, -A or -d");
+		if (rasdb_open(r.ras_db, &why)) {
+			error("%s", why);
+			return 1;
+		}
+		atexit(rasdb_close);
 	}
 	if (r.mode == MODE_ATTACH || r.mode == MODE_DELETE) {
 		if (open_output(&r))

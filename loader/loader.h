@@ -128,4 +128,13 @@ void prom_seen_reset(PromSeen *seen);
  * or -1 with errno when it cannot be read. VERBOSE: says which answers failed. */
 int usyms_serve(int ufd, const char *session, int verbose);
 
+/* ---- rasdb.c: --ras-db, the RAS history in rasdaemon's SQLite database ------------------ */
+
+/* Opens (creates) PATH with rasdaemon's tables: 0, or -1 with a message (malloc'ed, without
+ * the "hwtap-run: error: " prefix) in *WHY. */
+int rasdb_open(const char *path, char **why);
+/* One history record (protocol.h's HWTAP_STREAM_HISTORY) as a row: 0, or -1 with *WHY. */
+int rasdb_record(const unsigned char *data, size_t len, char **why);
+void rasdb_close(void);
+
 #endif

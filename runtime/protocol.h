@@ -70,7 +70,11 @@
  *              Prometheus' text format for hwtap-run --textfile to collect),
  *              HWTAP_STREAM_PUBLISH (the collected lines become the file's content) or
  *              HWTAP_STREAM_ACTION (something for hwtap-run to do about an error, as
- *              rasdaemon does: "offline-page soft|hard ADDR", "offline-cpu N")
+ *              rasdaemon does: "offline-page soft|hard ADDR", "offline-cpu N") or
+ *              HWTAP_STREAM_HISTORY (a RAS event for hwtap-run --ras-db to keep in
+ *              rasdaemon's database: "SOURCE\0SECONDS\0FIELD\0...FIELD\0", the ras.*
+ *              point's name, the event's time since the epoch, its fields in the
+ *              point's order, numbers in decimal; loader/rasdb.c)
  *   byte 1     0, reserved
  *   bytes 2-3  LEN, little-endian, 1 .. HWTAP_RECORD_MAX
  * read() returns whole records only, so its buffer must hold at least HWTAP_READ_MIN
@@ -106,6 +110,7 @@
 #define HWTAP_STREAM_METRICS	4
 #define HWTAP_STREAM_PUBLISH	5
 #define HWTAP_STREAM_ACTION	6
+#define HWTAP_STREAM_HISTORY	7
 
 #define HWTAP_RECORD_HDR	4
 #define HWTAP_RECORD_MAX	4000

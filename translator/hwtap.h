@@ -766,6 +766,7 @@ struct Session {
 	const char *output_file;          /* -o */
 	const char *file_limits;          /* -S SIZE[,N], for hwtap-run */
 	const char *textfile;             /* --textfile FILE, for hwtap-run */
+	const char *ras_db;               /* --ras-db FILE, for hwtap-run */
 	long target_pid;                  /* -x: what target() returns */
 	const char *command;              /* -c: run it while the module runs */
 	int max_commands;                 /* -j: system()'s commands at once, or 0 */

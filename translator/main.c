@@ -49,6 +49,9 @@ static const char usage_text[] =
 	"                    reader (hwtap-run -L lists, -A NAME reattaches, -d NAME ends)\n"
 	"      --textfile=FILE  replace FILE with the Prometheus metrics the script\n"
 	"                    publishes (prometheus.stp); in the guest with --vm, its FILE\n"
+	"      --ras-db=FILE  add the RAS events the script records (ras-history.stp) to\n"
+	"                    FILE, rasdaemon's database (ras-mc-ctl reads it); with --vm,\n"
+	"                    the guest's FILE\n"
 	"  -j N              let at most N of the script's system() and trigger() commands\n"
 	"                    run at once (1-64, default 4; more are refused, counted)\n"
 	"      --vm          run in a QEMU guest (the default where this kernel cannot\n"
@@ -186,7 +189,8 @@ int main(int argc, char **argv)
 	enum {
 		OPT_VERSION = 256, OPT_HELP, OPT_COMPAT, OPT_VM, OPT_VM_CPUS, OPT_VM_MEM,
 		OPT_VM_MODPROBE, OPT_VM_FILE, OPT_VM_TIMEOUT, OPT_VM_STOP_TIMEOUT, OPT_LIST_KERNELS, OPT_PMU,
-		OPT_VM_ICOUNT, OPT_VM_KASLR, OPT_VM_CPU, OPT_KERNEL_FEATURES, OPT_TEXTFILE, OPT_LDD,
+		OPT_VM_ICOUNT, OPT_VM_KASLR, OPT_VM_CPU, OPT_KERNEL_FEATURES, OPT_TEXTFILE, OPT_RAS_DB,
+		OPT_LDD,
 	};
 	static const struct option longopts[] = {
 		{"version", no_argument, NULL, OPT_VERSION},
@@ -209,6 +213,7 @@ int main(int argc, char **argv)
 		{"kernel-features", no_argument, NULL, OPT_KERNEL_FEATURES},
 		{"pmu", required_argument, NULL, OPT_PMU},
 		{"textfile", required_argument, NULL, OPT_TEXTFILE},
+		{"ras-db", required_argument, NULL, OPT_RAS_DB},
 		{"ldd", no_argument, NULL, OPT_LDD},
 		{0, 0, 0, 0},
 	};
@@ -269,6 +274,7 @@ int main(int argc, char **argv)
 		case OPT_LIST_KERNELS: list_kernels = true; break;
 		case OPT_KERNEL_FEATURES: print_features = true; break;
 		case OPT_TEXTFILE: s.textfile = optarg; break;
+		case OPT_RAS_DB: s.ras_db = optarg; break;
 		case OPT_PMU:
 			if ((bad = pmu_select_model(optarg)))
 				usage_error("--pmu: %s", bad);

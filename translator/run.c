@@ -83,9 +83,10 @@ static char *shell_quote(const char *s)
 /* hwtap-run's options that go the same way here and in the guest: "-c CMD -j N ...". */
 static const char *loader_options(Session *s)
 {
-	return xformat("%s%s%s", s->command ? xformat("-c %s ", shell_quote(s->command)) : "",
+	return xformat("%s%s%s%s", s->command ? xformat("-c %s ", shell_quote(s->command)) : "",
 		       s->max_commands ? xformat("-j %d ", s->max_commands) : "",
-		       s->textfile ? xformat("--textfile %s ", shell_quote(s->textfile)) : "");
+		       s->textfile ? xformat("--textfile %s ", shell_quote(s->textfile)) : "",
+		       s->ras_db ? xformat("--ras-db %s ", shell_quote(s->ras_db)) : "");
 }
 
 static void print_log_tail(const char *log, int lines)

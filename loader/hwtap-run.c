@@ -308,6 +308,8 @@ static void parse_args(int argc, char **argv, Run *r)
 	}
 	if (r->file_mb && !r->output)
 		usage_error("-S needs -o FILE: the files are FILE.0, FILE.1, ...");
+	if (r->ras_db && r->mode != MODE_RUN && r->mode != MODE_ATTACH && r->mode != MODE_DELETE)
+		usage_error("--ras-db goes with a module to run, -A or -d (what reads the output)");
 	if (r->mode == MODE_PSTORE) {
 		if (r->command)
 			usage_error("-c goes with a module to load, not --pstore");
@@ -1579,8 +1581,6 @@ int main(int argc, char **argv)
 	}
 	if (r.ras_db) {
 		char *why = NULL;
-		if (r.mode != MODE_RUN && r.mode != MODE_ATTACH && r.mode != MODE_DELETE)
-			usage_error("--ras-db goes with a module to run, -A or -d");
 		if (rasdb_open(r.ras_db, &why)) {
 			error("%s", why);
 			return 1;

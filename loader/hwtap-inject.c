@@ -3,14 +3,15 @@
  * hwtap-inject - raise hardware-error events for ras probes to see, on a test machine.
  *
  *   hwtap-inject mce [--cpu N] --bank B --status S [--addr A] [--misc M] [--ipid I]
- *                    [--synd S] [--hw]
+ *                    [--synd S] [--hw] [--count N]
  *       a machine-check record through the kernel's mce-inject module (its debugfs files
  *       in /sys/kernel/debug/mce-inject): the software path by default, which hands the
  *       record to the kernel's MCE logging as if a bank had reported it; --hw raises a
  *       real #MC exception on the CPU (it needs an Intel CPU model, and in a guest
  *       monarch_timeout 0: see hwtap-ras(7)). --ipid and --synd fill AMD's MCA_IPID and
  *       MCA_SYND (the kernel keeps the IPID only on CPUs with Scalable MCA). Writing the
- *       bank file injects, so it goes last.
+ *       bank file injects, so it goes last; --count N writes it N times (1 to 1000000):
+ *       N records, for a burst.
  *   hwtap-inject hwpoison [--touch]
  *       takes one page of its own memory out of service with madvise(MADV_HWPOISON), as
  *       the kernel does for a page with an uncorrectable error, and prints pfn=0x... of
@@ -48,7 +49,7 @@
 
 static const char usage[] =
 	"usage: hwtap-inject mce [--cpu N] --bank B --status S [--addr A] [--misc M]\n"
-	"                        [--ipid I] [--synd S] [--hw]\n"
+	"                        [--ipid I] [--synd S] [--hw] [--count N]\n"
 	"       hwtap-inject hwpoison [--touch]\n"
 	"       hwtap-inject page [--hold SECONDS]\n";
 
@@ -156,11 +157,11 @@ static void check_monarch_timeout(void)
 
 static int inject_mce(int argc, char **argv)
 {
-	enum { CPU, BANK, STATUS, ADDR, MISC, IPID, SYND, NOPTS };
+	enum { CPU, BANK, STATUS, ADDR, MISC, IPID, SYND, COUNT, NOPTS };
 	const char *opts[NOPTS] = {"--cpu", "--bank", "--status", "--addr", "--misc", "--ipid",
-				   "--synd"};
+				   "--synd", "--count"};
 	uint64_t v[NOPTS] = {0};
-	bool given[NOPTS] = {false}, hw = false;
+	bool given[NOPTS] = {false}, hw = false, ipid_said = false;
 
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--hw")) {
@@ -180,6 +181,9 @@ static int inject_mce(int argc, char **argv)
 	}
 	if (!given[BANK] || !given[STATUS])
 		die("mce: --bank and --status are required\n%s", usage);
+	if (given[COUNT] && (v[COUNT] < 1 || v[COUNT] > 1000000))
+		die("mce: --count %" PRIu64 ": the number of records must be 1 to 1000000",
+		    v[COUNT]);
 	if (access(INJECT, F_OK)) {
 		if (!debugfs_mounted())
 			die("debugfs is not mounted on %s (mount -t debugfs none %s)", DEBUGFS,
@@ -189,19 +193,24 @@ static int inject_mce(int argc, char **argv)
 	}
 	if (hw)
 		check_monarch_timeout();
-	put("flags", hw ? "hw" : "sw");
-	if (given[CPU])
-		put_number("cpu", v[CPU]);
-	put_number("status", v[STATUS]);
-	put_number("addr", v[ADDR]);
-	put_number("misc", v[MISC]);
-	put_number("ipid", v[IPID]);
-	if (v[IPID] && get_number("ipid") != v[IPID])
-		fprintf(stderr, "hwtap-inject: mce: the kernel ignored --ipid 0x%" PRIx64 ": it "
-			"takes one only for a software injection on a CPU with AMD's Scalable "
-			"MCA\n", v[IPID]);
-	put_number("synd", v[SYND]);
-	put_number("bank", v[BANK]);	/* injects */
+	/* mce-inject clears its record once it injected it: each record is written whole */
+	for (uint64_t n = given[COUNT] ? v[COUNT] : 1; n; n--) {
+		put("flags", hw ? "hw" : "sw");
+		if (given[CPU])
+			put_number("cpu", v[CPU]);
+		put_number("status", v[STATUS]);
+		put_number("addr", v[ADDR]);
+		put_number("misc", v[MISC]);
+		put_number("ipid", v[IPID]);
+		if (v[IPID] && get_number("ipid") != v[IPID] && !ipid_said) {
+			fprintf(stderr, "hwtap-inject: mce: the kernel ignored --ipid 0x%" PRIx64
+				": it takes one only for a software injection on a CPU with AMD's "
+				"Scalable MCA\n", v[IPID]);
+			ipid_said = true;
+		}
+		put_number("synd", v[SYND]);
+		put_number("bank", v[BANK]);	/* injects */
+	}
 	return 0;
 }
 

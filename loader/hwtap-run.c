@@ -925,6 +925,17 @@ static void history_add(Run *r, const unsigned char *data, size_t len)
 	}
 }
 
+/* The history rows of one read() made durable together. */
+static void history_commit(Run *r)
+{
+	char *why = NULL;
+	if (r->ras_db && rasdb_commit(&why)) {
+		error("%s", why);
+		free(why);
+		r->failed = true;
+	}
+}
+
 /* ---- relaying ------------------------------------------------------------------------- */
 
 static char pending[READ_SIZE];
@@ -1182,6 +1193,7 @@ static void dispatch(Run *r, const unsigned char *p, size_t n)
 		n -= HWTAP_RECORD_HDR + len;
 	}
 	flush_pending(r);
+	history_commit(r);
 }
 
 static const char *signal_name(int sig)

@@ -135,6 +135,9 @@ int usyms_serve(int ufd, const char *session, int verbose);
 int rasdb_open(const char *path, char **why);
 /* One history record (protocol.h's HWTAP_STREAM_HISTORY) as a row: 0, or -1 with *WHY. */
 int rasdb_record(const unsigned char *data, size_t len, char **why);
+/* The rows added since the last commit, made durable together (one transaction per
+ * read(): a burst of events is not one disk sync each): 0, or -1 with *WHY. */
+int rasdb_commit(char **why);
 void rasdb_close(void);
 
 #endif

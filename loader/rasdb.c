@@ -588,6 +588,7 @@ static sqlite3 *db;
 static const char *db_path;
 static bool present[T_COUNT][MAX_COLUMNS];     /* the columns the table has */
 static sqlite3_stmt *insert[T_COUNT];
+static bool in_transaction;     /* the rows of one read(), committed together */
 
 static int exec(const char *sql, char **why)
 {
@@ -788,6 +789,13 @@ int rasdb_record(const unsigned char *data, size_t len, char **why)
 		free(rec);
 		return 0;
 	}
+	if (!in_transaction) {
+		if (exec("BEGIN", why)) {
+			free(rec);
+			return -1;
+		}
+		in_transaction = true;
+	}
 	Row row = {.table = src->table};
 	char when[64];
 	timestamp(when, sizeof(when), num(field[1]));
@@ -799,8 +807,21 @@ int rasdb_record(const unsigned char *data, size_t len, char **why)
 	return rc;
 }
 
+int rasdb_commit(char **why)
+{
+	if (!in_transaction)
+		return 0;
+	in_transaction = false;
+	return exec("COMMIT", why);
+}
+
 void rasdb_close(void)
 {
+	char *why = NULL;
+	if (db && rasdb_commit(&why)) {
+		fprintf(stderr, "hwtap-run: error: %s\n", why);
+		free(why);
+	}
 	for (int t = 0; t < T_COUNT; t++) {
 		sqlite3_finalize(insert[t]);
 		insert[t] = NULL;

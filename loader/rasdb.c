@@ -12,12 +12,14 @@
  * database rasdaemon 0.6.8 made, say) keeps its columns, and a row fills only those. The
  * words rasdaemon decodes machine checks with (mce_record's error_msg, mcistatus_msg ...)
  * are made here from the raw registers, for the CPU the record names: Intel's
- * architectural error codes for every Intel CPU, the P4 family's bus errors; what
- * rasdaemon adds for other families (its per-model tables, AMD's) is left out, and said in
+ * architectural error codes for every Intel CPU, the P4 family's bus errors, AMD's
+ * Scalable MCA (runtime/mce_smca.h's tables, shared with the tapset); what rasdaemon adds
+ * for other families (its per-model Intel tables, AMD K8) is left out, and said in
  * hwtap-ras(7).
  */
 #define _GNU_SOURCE
 #include "loader.h"
+#include "../runtime/mce_smca.h"
 #include "../runtime/protocol.h"
 
 #include <errno.h>
@@ -333,6 +335,89 @@ static void mce_intel_words(const Mce *m, unsigned family, unsigned model, MceWo
 				words_add(&w->error_msg, "%s", p4_bus_words[i]);
 }
 
+/* AMD's MCA error code words (rasdaemon's decode_amd_errcode), and the error_msg it sets
+ * for every AMD record. */
+static void mce_amd_code_words(const Mce *m, MceWords *w)
+{
+	static const char *const tt[4] = {"instruction", "data", "generic", "reserved"};
+	static const char *const ll[4] = {"reserved", "L1", "L2", "L3/generic"};
+	static const char *const r4[9] = {"generic", "generic read", "generic write",
+					  "data read", "data write", "instruction fetch",
+					  "prefetch", "evict", "snoop"};
+	static const char *const pp[4] = {"local node origin", "local node response",
+					  "local node observed", "generic participation"};
+	static const char *const internal[4] = {"reserved", "reserved", "hardware assert",
+						"reserved"};
+	unsigned long long s = m->status;
+	unsigned ec = s & 0xffff, ecc = s >> 45 & 3, req = ec >> 4 & 15;
+	const char *mem = req < 9 ? r4[req] : "Wrong R4!";
+
+	/* rasdaemon's: its UC branch ends on this one whatever PCC and RIPV say */
+	words_add(&w->error_msg, "%s", s & BIT(61) ? "Uncorrected, software containable error." :
+		  s & BIT(44) ? "Deferred error, no action required." :
+		  "Corrected error, no action required.");
+	if (!(s & BIT(63)))
+		words_add(&w->mcistatus_msg, "MCE_INVALID");
+	if (s & BIT(62))
+		words_add(&w->mcistatus_msg, "Error_overflow");
+	if (s & BIT(57))
+		words_add(&w->mcistatus_msg, "Processor_context_corrupt");
+	if (ecc)
+		words_add(&w->mcistatus_msg, "%sECC", ecc == 2 ? "C" : "U");
+	if ((ec & 0xf4ff) == 0x0400)
+		words_add(&w->mcastatus_msg, "Internal '%s'", internal[ec >> 8 & 3]);
+	else if ((ec & 0xfff0) == 0x0010)
+		words_add(&w->mcastatus_msg, "TLB Error 'tx: %s, level: %s'", tt[ec >> 2 & 3],
+			  ll[ec & 3]);
+	else if ((ec & 0xff00) == 0x0100)
+		words_add(&w->mcastatus_msg, "Memory Error 'mem-tx: %s, tx: %s, level: %s'", mem,
+			  tt[ec >> 2 & 3], ll[ec & 3]);
+	else if ((ec & 0xf800) == 0x0800)
+		words_add(&w->mcastatus_msg, "Bus Error '%s, %s, mem-tx: %s, level: %s'",
+			  pp[ec >> 9 & 3], ec & BIT(8) ? "request timed out" :
+			  "request didn't time out", mem, ll[ec & 3]);
+	if (s & BIT(43))
+		words_add(&w->mcistatus_msg, "Poison consumed");
+	if (s & BIT(55))
+		words_add(&w->mcistatus_msg, "Task_context_corrupt");
+}
+
+/* A Scalable MCA record (rasdaemon 0.8.5's parse_amd_smca_event): the bank type its
+ * MCA_IPID names (runtime/mce_smca.h), the extended error code's meaning in it, where a
+ * memory controller's DRAM ECC error is. */
+static void mce_smca_words(const Mce *m, MceWords *w)
+{
+	words_add(&w->mcgstatus_msg, "mcgstatus=%lld", (long long)m->mcgstatus);
+	static const char *const mcg_bits[3] = {"RIPV", "EIPV", "MCIP"};
+	for (int i = 0; i < 3; i++)
+		if (m->mcgstatus & BIT(i))
+			words_add(&w->mcgstatus_msg, "%s", mcg_bits[i]);
+
+	const struct _hwtap_smca_bank *bank = _hwtap_smca_find(m->ipid);
+	unsigned xec = m->status >> 16 & 0x3f, hwid = m->ipid >> 32 & 0xfff;
+	unsigned mcatype = m->ipid >> 48, umc = (m->ipid & 0xffffffff) >> 20;
+	if (hwid == 0xb0 && mcatype == 4) {
+		words_add(&w->mcastatus_msg, "Bank 4 is reserved.\n");
+	} else if (!bank) {
+		words_add(&w->mcastatus_msg, "Couldn't find bank type with IPID");
+	} else {
+		/* "SHORT (Long name)": rasdaemon names the bank by the long name */
+		const char *open = strchr(bank->name, '(');
+		int len = open ? (int)strlen(open + 1) - 1 : (int)strlen(bank->name);
+		words_add(&w->bank_name, "%.*s (bank=%d)", len, open ? open + 1 : bank->name,
+			  (int)m->bank);
+		if (xec < bank->ncodes)
+			words_add(&w->mcastatus_msg, "%s. Ext Err Code: %d", bank->codes[xec], xec);
+		if (hwid == 0x96 && mcatype == 0 && xec == 0)
+			words_add(&w->mc_location, "memory_channel=%d,csrow=%d", umc,
+				  (int)(m->synd & 7));
+		if (hwid == 0x96 && mcatype == 1 && xec == 0)
+			words_add(&w->mc_location, "memory_channel=%d,csrow=%d",
+				  (int)(m->ipid >> 12 & 15) + (umc % 2 ? 4 : 0), umc / 2);
+	}
+	mce_amd_code_words(m, w);
+}
+
 /* ---- the sources --------------------------------------------------------------------- */
 
 typedef struct Source {
@@ -380,6 +465,9 @@ static void fill_mce(Row *row, char **f)
 		model |= (m.cpuid >> 16 & 15) << 4;
 	if (m.cpuvendor == 0)           /* X86_VENDOR_INTEL */
 		mce_intel_words(&m, family, model, &w);
+	else if ((m.cpuvendor == 2 && family >= 0x17) ||        /* AMD, Scalable MCA */
+		 (m.cpuvendor == 9 && family == 0x18))          /* Hygon */
+		mce_smca_words(&m, &w);
 	if (!w.error_msg.s[0])
 		words_add(&w.error_msg, "%s", w.mcastatus_msg.s);
 	set_text(row, "bank_name", w.bank_name.s);

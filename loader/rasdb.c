@@ -12,13 +12,14 @@
  * database rasdaemon 0.6.8 made, say) keeps its columns, and a row fills only those. The
  * words rasdaemon decodes machine checks with (mce_record's error_msg, mcistatus_msg ...)
  * are made here from the raw registers, for the CPU the record names: Intel's
- * architectural error codes for every Intel CPU, the P4 family's bus errors, AMD's
- * Scalable MCA (runtime/mce_smca.h's tables, shared with the tapset); what rasdaemon adds
- * for other families (its per-model Intel tables, AMD K8) is left out, and said in
- * hwtap-ras(7).
+ * architectural error codes for every Intel CPU, the P4 family's bus errors, Skylake-SP's
+ * model-specific codes, AMD's Scalable MCA (runtime/mce_skx.h's and mce_smca.h's tables,
+ * shared with the tapset); what rasdaemon adds for other families (its other per-model
+ * Intel tables, AMD K8) is left out, and said in hwtap-ras(7).
  */
 #define _GNU_SOURCE
 #include "loader.h"
+#include "../runtime/mce_skx.h"
 #include "../runtime/mce_smca.h"
 #include "../runtime/protocol.h"
 
@@ -278,6 +279,76 @@ static void mce_code_words(const Mce *m, MceWords *w)
 		words_add(&w->mcastatus_msg, "Unknown Error %x", code);
 }
 
+/* A field's words (rasdaemon's decode_bitfield): each flag set, or the code's word, or
+ * <START:HEX> for a code the table does not name (nothing for 0). */
+static void field_words(Words *w, const struct _hwtap_mce_field *f, unsigned long long s)
+{
+	if (f->bits) {
+		for (unsigned i = 0; i < f->n; i++)
+			if (f->words[i] && s >> i & 1)
+				words_add(w, "%s", f->words[i]);
+		return;
+	}
+	unsigned long long mask = 1;
+	while (mask < f->n - 1)
+		mask = mask << 1 | 1;
+	unsigned long long v = s >> f->start & mask;
+	if (v < f->n && f->words[v])
+		words_add(w, "%s", f->words[v]);
+	else if (v)
+		words_add(w, "<%u:%llx>", f->start, v);
+}
+
+/* Skylake-SP's model-specific words (rasdaemon's skylake_s_decode_model): the bank's
+ * prefix after the code's words, the field's words in error_msg, and a corrected memory
+ * controller error's channel and ranks. */
+static void mce_skx_words(const Mce *m, MceWords *w)
+{
+	const struct _hwtap_mce_field *f = _hwtap_skx_fields;
+	unsigned long long s = m->status;
+	unsigned code = s & 0xffff & ~0x1000u;
+	switch (m->bank) {
+	case 4:
+		if (code == 0x402 || code == 0x403)
+			words_add(&w->mcastatus_msg, "Internal errors ");
+		else if (code == 0x406)
+			words_add(&w->mcastatus_msg, "Intel TXT errors ");
+		else if (code == 0x407)
+			words_add(&w->mcastatus_msg, "Other UBOX Internal errors ");
+		if (s >> 16 & 15)
+			words_add(&w->mcastatus_msg, "PCU internal error ");
+		field_words(&w->error_msg, &f[0], s);
+		break;
+	case 5: case 12: case 19:
+		words_add(&w->mcastatus_msg, "UPI: ");
+		field_words(&w->error_msg, &f[1], s);
+		if ((s >> 16 & 0x3f) == 0x12)
+			field_words(&w->error_msg, &f[2], s);
+		break;
+	case 7: case 8:
+		words_add(&w->mcastatus_msg, "M2M: ");
+		field_words(&w->error_msg, &f[5], s);
+		break;
+	case 13: case 14: case 15: case 16: case 17: case 18:
+		words_add(&w->mcastatus_msg, "MemCtrl: ");
+		field_words(&w->error_msg, &f[s >> 27 & 1 ? 4 : 3], s);
+		break;
+	}
+	/* a corrected error of an iMC bank, filtering bit aside, with a channel */
+	if ((s & 0xffff) >> 7 != 1 || m->bank < 13 || m->bank > 18 || s & BIT(61) ||
+	    (s & 0xefff) >> 7 != 1 || (s & 15) == 15)
+		return;
+	words_add(&w->mc_location, "memory_channel=%d", (int)(s & 15));
+	if (m->misc >> 62 & 1) {
+		int rank0 = m->misc >> 46 & 0x1f;
+		if (m->misc >> 63 & 1)
+			words_add(&w->mc_location, "ranks=%d and %d", rank0,
+				  (int)(m->misc >> 51 & 0x1f));
+		else
+			words_add(&w->mc_location, "rank=%d", rank0);
+	}
+}
+
 /* An Intel CPU's record (rasdaemon's parse_intel_event). P4: family 15 but model 6. */
 static void mce_intel_words(const Mce *m, unsigned family, unsigned model, MceWords *w)
 {
@@ -333,6 +404,8 @@ static void mce_intel_words(const Mce *m, unsigned family, unsigned model, MceWo
 		for (int i = 0; i < 8; i++)
 			if (s & BIT(16 + i))
 				words_add(&w->error_msg, "%s", p4_bus_words[i]);
+	if (family == 6 && model == 0x55)
+		mce_skx_words(m, w);
 }
 
 /* AMD's MCA error code words (rasdaemon's decode_amd_errcode), and the error_msg it sets

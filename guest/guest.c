@@ -332,6 +332,10 @@ static int check_options(Guest *g)
 		return guest_error(g, -EINVAL, "the pstore guest needs at least %d MB of memory "
 				   "(ramoops' is at %#lx)", GUEST_PSTORE_MIN_MEM_MB,
 				   GUEST_PSTORE_ADDR);
+	const char *arch = (o->arch ? o->arch : guest_host_arch())->name;
+	if (o->pcie && strcmp(arch, "x86_64"))
+		return guest_error(g, -EINVAL, "--vm-pcie: the %s guest is PCI Express already "
+				   "(QEMU's virt); the option is x86_64's", arch);
 	if (o->icount && o->cpus > 1)
 		return guest_error(g, -EINVAL, "--vm-icount needs 1 guest CPU (QEMU's icount "
 				   "mode runs the CPUs in turn, and hangs bringing up a second on "
@@ -454,6 +458,14 @@ static void qemu_argv(Guest *g, StrList *a)
 			strlist_push(a, guest_xstrdup(g->o->cpu));
 			p++;
 		}
+	}
+	if (g->o->pcie) {
+		/* the device: an e1000e (no driver loaded) at 01:00.0, behind the root port */
+		const char *pcie[] = { "-M", "q35", "-device",
+				       "pcie-root-port,id=hwtap_rp,chassis=1,slot=1", "-device",
+				       "e1000e,bus=hwtap_rp", NULL };
+		for (const char **p = pcie; *p; p++)
+			strlist_push(a, guest_xstrdup(*p));
 	}
 	strlist_push(a, guest_xstrdup("-accel"));
 	if (g->o->tcg_threads)

@@ -76,6 +76,9 @@ typedef struct GuestOptions {
 				 * ("Skylake-Server", "EPYC-Rome") whose family, model and
 				 * features the guest kernel sees (MCE decoding per family);
 				 * what TCG cannot emulate of it QEMU leaves out, warning */
+	bool pcie;              /* x86_64: a PCI Express machine (QEMU's q35) with a device
+				 * behind a root port whose AER the kernel controls: what
+				 * aer_inject needs to raise AER errors (hwtap-inject aer) */
 	bool keep;              /* keep the work folder and say where */
 	int verbose;            /* 1: steps and timings on err; 2: also the kernel log */
 } GuestOptions;

@@ -40,6 +40,9 @@ static const char usage_text[] =
 	"  --vm-cpu MODEL         QEMU's CPU model instead of the default (max): the family,\n"
 	"                         model and vendor the guest kernel sees (Skylake-Server,\n"
 	"                         EPYC-Rome; qemu-system-x86_64 -cpu help lists them)\n"
+	"  --vm-pcie              x86_64: a PCI Express machine (QEMU's q35) with a device at\n"
+	"                         01:00.0 behind a root port whose AER the kernel controls\n"
+	"                         (hwtap-inject aer raises errors there)\n"
 	"  --vm-cpus N            guest CPUs (default 2)\n"
 	"  --vm-mem MB            guest memory (default 512)\n"
 	"  --vm-kernel RELEASE    kernel release in /boot and /lib/modules (default: as\n"
@@ -116,7 +119,7 @@ static char *join_words(char **words, int n)
 }
 
 enum { OPT_CPUS = 256, OPT_MEM, OPT_KERNEL, OPT_MODPROBE, OPT_FILE, OPT_TIMEOUT, OPT_ARCH,
-       OPT_ICOUNT, OPT_PSTORE, OPT_TCG_THREADS, OPT_KASLR, OPT_CPU };
+       OPT_ICOUNT, OPT_PSTORE, OPT_TCG_THREADS, OPT_KASLR, OPT_CPU, OPT_PCIE };
 
 static const struct option long_options[] = {
 	{ "vm-arch", required_argument, NULL, OPT_ARCH },
@@ -130,6 +133,7 @@ static const struct option long_options[] = {
 	{ "vm-pstore", no_argument, NULL, OPT_PSTORE },
 	{ "vm-kaslr", no_argument, NULL, OPT_KASLR },
 	{ "vm-cpu", required_argument, NULL, OPT_CPU },
+	{ "vm-pcie", no_argument, NULL, OPT_PCIE },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "keep", no_argument, NULL, 'k' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -163,6 +167,7 @@ static void parse_args(int argc, char **argv, GuestOptions *o)
 		case OPT_PSTORE: o->pstore = true; break;
 		case OPT_KASLR: o->kaslr = true; break;
 		case OPT_CPU: o->cpu = optarg; break;
+		case OPT_PCIE: o->pcie = true; break;
 		case OPT_TIMEOUT:
 			o->timeout_s = parse_number("--timeout", optarg, 1, INT_MAX / 2);
 			break;

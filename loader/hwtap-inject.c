@@ -12,6 +12,13 @@
  *       MCA_SYND (the kernel keeps the IPID only on CPUs with Scalable MCA). Writing the
  *       bank file injects, so it goes last; --count N writes it N times (1 to 1000000):
  *       N records, for a burst.
+ *   hwtap-inject aer --dev [DOMAIN:]BUS:DEV.FN (--cor S | --uncor S) [--header W0,W1,W2,W3]
+ *       a PCIe Advanced Error Reporting error of the device, through the kernel's
+ *       aer_inject module (/dev/aer_inject): its correctable (--cor) or uncorrectable
+ *       (--uncor) error status bits, as the device's AER capability would hold them, and
+ *       for an uncorrectable one the TLP header log; the kernel's AER driver then handles
+ *       it as a real one (ras.aer sees it). The device's root port must have AER under the
+ *       OS's control (the guest: hwtap-guest --vm-pcie).
  *   hwtap-inject hwpoison [--touch]
  *       takes one page of its own memory out of service with madvise(MADV_HWPOISON), as
  *       the kernel does for a page with an uncorrectable error, and prints pfn=0x... of
@@ -50,6 +57,8 @@
 static const char usage[] =
 	"usage: hwtap-inject mce [--cpu N] --bank B --status S [--addr A] [--misc M]\n"
 	"                        [--ipid I] [--synd S] [--hw] [--count N]\n"
+	"       hwtap-inject aer --dev [DOMAIN:]BUS:DEV.FN (--cor S | --uncor S)\n"
+	"                        [--header W0,W1,W2,W3]\n"
 	"       hwtap-inject hwpoison [--touch]\n"
 	"       hwtap-inject page [--hold SECONDS]\n";
 
@@ -295,10 +304,70 @@ static int inject_hwpoison(bool touch)
 	return 0;
 }
 
+/* What /dev/aer_inject takes (the kernel's struct aer_error_inj). */
+struct aer_error_inj {
+	uint8_t bus, dev, fn;
+	uint32_t uncor_status, cor_status, header_log[4];
+	uint32_t domain;
+};
+
+static int inject_aer(int argc, char **argv)
+{
+	struct aer_error_inj e = {0};
+	bool have_dev = false, cor = false, uncor = false;
+
+	for (int i = 0; i < argc; i++) {
+		const char *opt = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(opt, "--dev") && strcmp(opt, "--cor") && strcmp(opt, "--uncor") &&
+		    strcmp(opt, "--header"))
+			die("aer: unknown option '%s'\n%s", opt, usage);
+		if (!v)
+			die("aer: %s wants a value", opt);
+		i++;
+		if (!strcmp(opt, "--dev")) {
+			unsigned dom = 0, bus, dev, fn;
+			char end;
+			if (sscanf(v, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &end) != 4 &&
+			    (dom = 0, sscanf(v, "%x:%x.%x%c", &bus, &dev, &fn, &end) != 3))
+				die("aer: --dev '%s': expected [DOMAIN:]BUS:DEV.FN in hex (01:00.0)", v);
+			if (bus > 0xff || dev > 0x1f || fn > 7 || dom > 0xffff)
+				die("aer: --dev '%s': no such PCI address", v);
+			e.domain = dom, e.bus = bus, e.dev = dev, e.fn = fn;
+			have_dev = true;
+		} else if (!strcmp(opt, "--cor")) {
+			e.cor_status = (uint32_t)number(opt, v);
+			cor = true;
+		} else if (!strcmp(opt, "--uncor")) {
+			e.uncor_status = (uint32_t)number(opt, v);
+			uncor = true;
+		} else {
+			char end;
+			if (sscanf(v, "%" SCNx32 ",%" SCNx32 ",%" SCNx32 ",%" SCNx32 "%c",
+				   &e.header_log[0], &e.header_log[1], &e.header_log[2],
+				   &e.header_log[3], &end) != 4)
+				die("aer: --header '%s': expected four hex words, W0,W1,W2,W3", v);
+		}
+	}
+	if (!have_dev || cor == uncor)
+		die("aer: --dev and one of --cor and --uncor are required\n%s", usage);
+	int fd = open("/dev/aer_inject", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("/dev/aer_inject: %s%s", strerror(errno), errno == ENOENT ?
+		    ": load the kernel's aer_inject module (modprobe aer_inject)" : "");
+	if (write(fd, &e, sizeof(e)) != (ssize_t)sizeof(e))
+		die("aer: the kernel refused the error for %04x:%02x:%02x.%x: %s%s", e.domain,
+		    e.bus, e.dev, e.fn, strerror(errno), errno == ENODEV ?
+		    " (no such device, or its root port has no AER service)" : "");
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "mce"))
 		return inject_mce(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "aer"))
+		return inject_aer(argc - 2, argv + 2);
 	if (argc == 2 && !strcmp(argv[1], "hwpoison"))
 		return inject_hwpoison(false);
 	if (argc == 3 && !strcmp(argv[1], "hwpoison") && !strcmp(argv[2], "--touch"))

@@ -605,6 +605,8 @@ static void fill_aer(Row *row, char **f)
 	long long severity = num(f[2]);
 	char msg[1024];
 	aer_words(msg, sizeof(msg), num(f[1]), severity == 2);
+	if (num(f[3]) && f[4][0])       /* the TLP header log, as rasdaemon appends it */
+		snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), " TLP Header: %s", f[4]);
 	set_text(row, "dev_name", f[0]);
 	set_text(row, "err_type", severity >= 0 && severity < 3 ? types[severity] :
 		 "Unknown severity");
@@ -732,7 +734,7 @@ static void fill_devlink(Row *row, char **f)
 static const Source sources[] = {
 	{"ras.mce", "nnnnnnnnnnnnnnnnnnnn", T_MCE, fill_mce},
 	{"ras.memory_failure", "nnn", T_MF, fill_memory_failure},
-	{"ras.aer", "snnn", T_AER, fill_aer},
+	{"ras.aer", "snnns", T_AER, fill_aer},
 	{"ras.mc_event", "nssnnnnnnnns", T_MC, fill_mc_event},
 	{"ras.arm", "nnnnn", T_ARM, fill_arm},
 	{"ras.non_standard", "sssnn", T_NON_STANDARD, fill_non_standard},

@@ -39,7 +39,8 @@ static const PointShape ras_shapes[] = {
 		    "cs:long bank:long cpu:long synd:long ipid:long ppin:long microcode:long "
 		    "severity:long"},
 	{"ras.memory_failure", "pfn:long type:long result:long"},
-	{"ras.aer", "dev_name:string status:long severity:long tlp_header_valid:long"},
+	{"ras.aer", "dev_name:string status:long severity:long tlp_header_valid:long "
+		    "tlp_header:string"},
 	{"ras.mc_event", "error_type:long error_msg:string label:string error_count:long "
 			 "mc_index:long top_layer:long middle_layer:long lower_layer:long "
 			 "address:long grain_bits:long syndrome:long driver_detail:string"},
@@ -103,7 +104,7 @@ static const RasSource ras_sources[] = {
 	  "m->bank", "m->extcpu", "m->synd", "m->ipid", "m->ppin", "m->microcode",
 	  "m->severity"}},
 	{"ras.memory_failure", TP_MEMORY_FAILURE, {"pfn", "type", "result"}},
-	{"ras.aer", TP_AER, {"dev_name", "status", "severity", "tlp_header_valid"}},
+	{"ras.aer", TP_AER, {"dev_name", "status", "severity", "tlp_header_valid", "tlp:tlp"}},
 	{"ras.mc_event", TP_MC_EVENT,
 	 {"err_type", "error_msg", "label", "error_count", "mc_index", "top_layer",
 	  "mid_layer", "low_layer", "address", "grain_bits", "syndrome",

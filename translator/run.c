@@ -121,6 +121,7 @@ static int run_in_guest(Session *s, const char *loader, const char *ko, const ch
 		.icount = s->vm_icount,
 		.kaslr = s->vm_kaslr,
 		.cpu = s->vm_cpu,
+		.pcie = s->vm_pcie,
 		.release = s->kernel_release,
 		.cpus = s->vm_cpus,
 		.mem_mb = s->vm_mem,

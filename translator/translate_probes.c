@@ -368,7 +368,17 @@ void ptab_ras_callbacks(Gen *g, Probe *p, int index)
 				e + 5);
 		else if (!strncmp(e, "rwbs:", 5))
 			tr_line(g, "	blk_fill_rwbs(r.s[%d], %s);", strings++, e + 5);
-		else if (!strncmp(e, "array:", 6))
+		else if (!strncmp(e, "tlp:", 4)) {
+			/* the TLP header log: four words first in 6.1's aer_header_log_regs
+			 * and 6.12's pcie_tlp_log alike, as the kernel's event records them */
+			tr_line(g, "	r.s[%d][0] = '\\0';", strings);
+			tr_line(g, "	if (tlp_header_valid && %s)", e + 4);
+			tr_line(g, "		snprintf(r.s[%d], MAXSTRINGLEN, \"%%08x %%08x %%08x "
+				"%%08x\", ((const u32 *)%s)[0], ((const u32 *)%s)[1], "
+				"((const u32 *)%s)[2], ((const u32 *)%s)[3]);", strings, e + 4,
+				e + 4, e + 4, e + 4);
+			strings++;
+		} else if (!strncmp(e, "array:", 6))
 			tr_line(g, "	strscpy(r.s[%d], %s, MAXSTRINGLEN);", strings++, e + 6);
 		else
 			tr_line(g, "	strscpy(r.s[%d], %s ? %s : \"\", MAXSTRINGLEN);", strings++, e,

@@ -13,12 +13,13 @@
  * words rasdaemon decodes machine checks with (mce_record's error_msg, mcistatus_msg ...)
  * are made here from the raw registers, for the CPU the record names: Intel's
  * architectural error codes for every Intel CPU, the P4 family's bus errors, Skylake-SP's
- * model-specific codes, AMD's Scalable MCA (runtime/mce_skx.h's and mce_smca.h's tables,
- * shared with the tapset); what rasdaemon adds for other families (its other per-model
- * Intel tables, AMD K8) is left out, and said in hwtap-ras(7).
+ * and the 10 nm server models' model-specific codes, AMD's Scalable MCA (the tables of
+ * runtime/mce_skx.h, mce_i10nm.h and mce_smca.h); what rasdaemon adds for other families
+ * (its other per-model Intel tables, AMD K8) is left out, and said in hwtap-ras(7).
  */
 #define _GNU_SOURCE
 #include "loader.h"
+#include "../runtime/mce_i10nm.h"
 #include "../runtime/mce_skx.h"
 #include "../runtime/mce_smca.h"
 #include "../runtime/protocol.h"
@@ -349,6 +350,72 @@ static void mce_skx_words(const Mce *m, MceWords *w)
 	}
 }
 
+/* The 10 nm server models' words (rasdaemon's i10nm_decode_model), all in error_msg: the
+ * bank type, its fields' words, a memory controller's DRAM address (MCi_MISC), and the
+ * channel of a corrected memory controller error. */
+static void mce_i10nm_words(const Mce *m, unsigned model, MceWords *w)
+{
+	const struct _hwtap_mce_field *f = _hwtap_i10nm_fields;
+	static const int imc_table[17] = {[0] = 6, [1] = 7, [2] = 8, [4] = 9, [8] = 10,
+					  [16] = 11};
+	unsigned long long s = m->status, misc = m->misc;
+	enum _hwtap_i10nm_bank type = _hwtap_i10nm_bank_type(model, m->bank);
+	switch (type) {
+	case _HWTAP_I10NM_NONE:
+		break;
+	case _HWTAP_I10NM_PCU:
+		words_add(&w->error_msg, "PCU: ");
+		for (int i = 0; i < 3; i++) {   /* bits 31:24, 23:20, 19:16 */
+			unsigned long long v = i == 0 ? s >> 24 & 0xff : i == 1 ? s >> 20 & 15 :
+					       s >> 16 & 15;
+			if (v)
+				field_words(&w->error_msg, &f[i], v);
+		}
+		break;
+	case _HWTAP_I10NM_UPI:
+		words_add(&w->error_msg, "UPI: ");
+		if (s >> 22 & 0x3ff)
+			field_words(&w->error_msg, &f[3], s);
+		field_words(&w->error_msg, &f[4], s >> 16 & 0x3f);
+		break;
+	case _HWTAP_I10NM_M2M:
+		words_add(&w->error_msg, "M2M: ");
+		words_add(&w->error_msg, "MscodDDRType=0x%llx", s >> 24 & 3);
+		words_add(&w->error_msg, "MscodMiscErrs=0x%llx", s >> 26 & 0x3f);
+		field_words(&w->error_msg, &f[5], s);
+		break;
+	case _HWTAP_I10NM_IMC: {
+		words_add(&w->error_msg, "MemCtrl: ");
+		unsigned table = s >> 24 & 0xff;
+		if (table < 17 && (table == 0 || imc_table[table]))
+			field_words(&w->error_msg, &f[imc_table[table]], s >> 16 & 0xff);
+		/* where in the DIMM, from MCi_MISC */
+		int transient = misc >> 63 & 1;
+		words_add(&w->error_msg, "bank: 0x%x bankgroup: 0x%x row: 0x%x column: 0x%x",
+			  (unsigned)(misc >> 42 & 3),
+			  (unsigned)((misc >> 40 & 3) | (misc >> 44 & 1) << 2),
+			  (unsigned)(misc >> 19 & 0x1fffff), (unsigned)(misc >> 9 & 0x3ff) << 2);
+		if (!transient && !(s & BIT(61)))
+			words_add(&w->error_msg, "failed device: 0x%x", (unsigned)(misc >> 46 & 0x3f));
+		words_add(&w->error_msg, "rank: 0x%x subrank: 0x%x", (unsigned)(misc >> 56 & 7),
+			  (unsigned)(misc >> 52 & 15));
+		words_add(&w->error_msg, "ecc mode: ");
+		unsigned ecc = misc >> 59 & 15;
+		words_add(&w->error_msg, "%s", ecc == 0 ? "SDDC memory mode" : ecc == 1 ? "SDDC" :
+			  ecc == 4 ? "ADDDC memory mode" : ecc == 5 ? "ADDDC" :
+			  ecc == 8 ? "DDRT read" : "unknown");
+		if (transient)
+			words_add(&w->error_msg, "transient");
+		break;
+	}
+	}
+	/* a corrected memory controller error: its channel, by the controller the bank is */
+	if ((s & 0xffff) >> 7 != 1 || type != _HWTAP_I10NM_IMC || s & BIT(61) ||
+	    (s & 0xefff) >> 7 != 1 || (s & 15) == 15 || m->bank < 12 || m->bank > 27)
+		return;
+	words_add(&w->mc_location, "memory_channel=%d", (int)((m->bank - 12) / 4 * 3 + (s & 15)));
+}
+
 /* An Intel CPU's record (rasdaemon's parse_intel_event). P4: family 15 but model 6. */
 static void mce_intel_words(const Mce *m, unsigned family, unsigned model, MceWords *w)
 {
@@ -406,6 +473,8 @@ static void mce_intel_words(const Mce *m, unsigned family, unsigned model, MceWo
 				words_add(&w->error_msg, "%s", p4_bus_words[i]);
 	if (family == 6 && model == 0x55)
 		mce_skx_words(m, w);
+	if (family == 6)
+		mce_i10nm_words(m, model, w);
 }
 
 /* AMD's MCA error code words (rasdaemon's decode_amd_errcode), and the error_msg it sets

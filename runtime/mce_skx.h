@@ -9,20 +9,7 @@
 #ifndef HWTAP_MCE_SKX_H
 #define HWTAP_MCE_SKX_H
 
-#ifndef _HWTAP_NELEM
-#define _HWTAP_NELEM(a) (sizeof(a) / sizeof((a)[0]))
-#endif
-
-/* A field of MCi_STATUS and its words: a code (START and up, as wide as the table
- * needs: words[code]) or, for BITS, one flag per bit (words[bit] when it is set). */
-struct _hwtap_mce_field {
-	unsigned int start;
-	int bits;
-	const char *const *words;
-	unsigned int n;
-};
-
-#define _HWTAP_MCE_FIELD(start, bits, words) { start, bits, words, _HWTAP_NELEM(words) }
+#include "mce_field.h"
 
 /* The PCU's code in bits 31:24 (SDM table 16-27). */
 static const char *const _hwtap_skx_pcu_codes[] = {

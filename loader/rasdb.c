@@ -12,13 +12,15 @@
  * database rasdaemon 0.6.8 made, say) keeps its columns, and a row fills only those. The
  * words rasdaemon decodes machine checks with (mce_record's error_msg, mcistatus_msg ...)
  * are made here from the raw registers, for the CPU the record names: Intel's
- * architectural error codes for every Intel CPU, the P4 family's bus errors, Skylake-SP's
- * and the 10 nm server models' model-specific codes, AMD's Scalable MCA (the tables of
- * runtime/mce_skx.h, mce_i10nm.h and mce_smca.h); what rasdaemon adds for other families
- * (its other per-model Intel tables, AMD K8) is left out, and said in hwtap-ras(7).
+ * architectural error codes for every Intel CPU, the P4 family's bus errors, Haswell-EP's,
+ * Skylake-SP's and the 10 nm server models' model-specific codes, AMD's Scalable MCA (the
+ * tables of runtime/mce_hsw.h, mce_skx.h, mce_i10nm.h and mce_smca.h); what rasdaemon
+ * adds for other families (its other per-model Intel tables, AMD K8) is left out, and
+ * said in hwtap-ras(7).
  */
 #define _GNU_SOURCE
 #include "loader.h"
+#include "../runtime/mce_hsw.h"
 #include "../runtime/mce_i10nm.h"
 #include "../runtime/mce_skx.h"
 #include "../runtime/mce_smca.h"
@@ -300,6 +302,25 @@ static void field_words(Words *w, const struct _hwtap_mce_field *f, unsigned lon
 		words_add(w, "<%u:%llx>", f->start, v);
 }
 
+/* A corrected error of the memory controller banks FIRST to LAST (its code's filtering
+ * bit aside) with a channel: the channel and the ranks MCi_MISC names, in mc_location. */
+static void mce_channel_ranks(const Mce *m, MceWords *w, unsigned first, unsigned last)
+{
+	unsigned long long s = m->status;
+	if ((s & 0xffff) >> 7 != 1 || m->bank < first || m->bank > last || s & BIT(61) ||
+	    (s & 0xefff) >> 7 != 1 || (s & 15) == 15)
+		return;
+	words_add(&w->mc_location, "memory_channel=%d", (int)(s & 15));
+	if (m->misc >> 62 & 1) {
+		int rank0 = m->misc >> 46 & 0x1f;
+		if (m->misc >> 63 & 1)
+			words_add(&w->mc_location, "ranks=%d and %d", rank0,
+				  (int)(m->misc >> 51 & 0x1f));
+		else
+			words_add(&w->mc_location, "rank=%d", rank0);
+	}
+}
+
 /* Skylake-SP's model-specific words (rasdaemon's skylake_s_decode_model): the bank's
  * prefix after the code's words, the field's words in error_msg, and a corrected memory
  * controller error's channel and ranks. */
@@ -335,19 +356,37 @@ static void mce_skx_words(const Mce *m, MceWords *w)
 		field_words(&w->error_msg, &f[s >> 27 & 1 ? 4 : 3], s);
 		break;
 	}
-	/* a corrected error of an iMC bank, filtering bit aside, with a channel */
-	if ((s & 0xffff) >> 7 != 1 || m->bank < 13 || m->bank > 18 || s & BIT(61) ||
-	    (s & 0xefff) >> 7 != 1 || (s & 15) == 15)
-		return;
-	words_add(&w->mc_location, "memory_channel=%d", (int)(s & 15));
-	if (m->misc >> 62 & 1) {
-		int rank0 = m->misc >> 46 & 0x1f;
-		if (m->misc >> 63 & 1)
-			words_add(&w->mc_location, "ranks=%d and %d", rank0,
-				  (int)(m->misc >> 51 & 0x1f));
-		else
-			words_add(&w->mc_location, "rank=%d", rank0);
+	mce_channel_ranks(m, w, 13, 18);
+}
+
+/* Haswell-EP/EX's model-specific words (rasdaemon's hsw_decode_model): what the PCU's
+ * code says in mcastatus_msg, the rest in error_msg; a corrected memory controller
+ * error's channel and ranks. */
+static void mce_hsw_words(const Mce *m, MceWords *w)
+{
+	const struct _hwtap_mce_field *f = _hwtap_hsw_fields;
+	unsigned long long s = m->status;
+	unsigned code = s & 0xffff & ~0x1000u;
+	switch (m->bank) {
+	case 4:
+		if (code == 0x402 || code == 0x403)
+			words_add(&w->mcastatus_msg, "PCU Internal Errors");
+		else if (code == 0x406)
+			words_add(&w->mcastatus_msg, "Intel TXT Errors");
+		else if (code == 0x407)
+			words_add(&w->mcastatus_msg, "Other UBOX Internal Errors");
+		if ((s >> 16 & 3) && !(s >> 18 & 3))
+			words_add(&w->error_msg, "PCU Internal error");
+		field_words(&w->error_msg, &f[0], s);
+		break;
+	case 5: case 20: case 21:
+		field_words(&w->error_msg, &f[1], s);
+		break;
+	case 9: case 10: case 11: case 12: case 13: case 14: case 15: case 16:
+		field_words(&w->error_msg, &f[2], s);
+		break;
 	}
+	mce_channel_ranks(m, w, 9, 16);
 }
 
 /* The 10 nm server models' words (rasdaemon's i10nm_decode_model), all in error_msg: the
@@ -473,6 +512,8 @@ static void mce_intel_words(const Mce *m, unsigned family, unsigned model, MceWo
 				words_add(&w->error_msg, "%s", p4_bus_words[i]);
 	if (family == 6 && model == 0x55)
 		mce_skx_words(m, w);
+	if (family == 6 && model == 0x3f)
+		mce_hsw_words(m, w);
 	if (family == 6)
 		mce_i10nm_words(m, model, w);
 }

@@ -118,8 +118,8 @@ typedef struct Run {
 	bool json;              /* --json: -L's list, or the output, as JSON lines */
 	const char *textfile;   /* --textfile FILE: the script's Prometheus metrics */
 	const char *ras_db;     /* --ras-db FILE: rasdaemon's database, for the RAS history */
-	bool history_warned;    /* history came without --ras-db, or a row failed: said once */
-	long long history_refused;      /* history records not stored */
+	bool history_warned;    /* history came without --ras-db: said once */
+	long long history_refused;      /* history records --ras-db's database did not take */
 	int file_perm;          /* --mode: the created files' permissions; -1: each its default */
 	bool textfile_warned;   /* metrics came without --textfile: said once */
 	long long bad_metrics;  /* metrics records the text format does not take: dropped */
@@ -907,7 +907,8 @@ static void script_action(Run *r, const unsigned char *data, size_t len)
 }
 
 /* One history record (tapset ras-history.stp) into --ras-db's database (rasdb.c). The
- * first one that cannot go there is said with why, all are counted. */
+ * first one that cannot go there is said with why, all are counted, and the run fails:
+ * an error history lost is a failure (exit status 1). */
 static void history_add(Run *r, const unsigned char *data, size_t len)
 {
 	char *why = NULL;
@@ -922,6 +923,7 @@ static void history_add(Run *r, const unsigned char *data, size_t len)
 		if (!r->history_refused++)
 			error("module %s: %s", r->mi.name, why);
 		free(why);
+		r->failed = true;
 	}
 }
 

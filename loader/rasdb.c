@@ -1047,14 +1047,16 @@ int rasdb_record(const unsigned char *data, size_t len, char **why)
 			field[nf++] = rec + start;
 			start = i + 1;
 		}
-	int rc = -1;
 	const Source *src = NULL;
 	for (size_t i = 0; nf && i < NSOURCES; i++)
 		if (!strcmp(sources[i].name, field[0]))
 			src = &sources[i];
 	if (!src || nf != 2 + strlen(src->kinds)) {
-		*why = dbformat("a malformed history record refused (%zu fields%s%.40s)", nf,
-				      nf ? ", source " : "", nf ? field[0] : "");
+		Buf name = {0};         /* the source as it came, escaped: a JSON string */
+		buf_json_string(&name, nf ? field[0] : "", nf ? strnlen(field[0], 40) : 0);
+		*why = dbformat("a malformed history record refused (%zu fields, source %.*s)", nf,
+				(int)name.len, name.p);
+		free(name.p);
 		free(rec);
 		return -1;
 	}
@@ -1073,7 +1075,7 @@ int rasdb_record(const unsigned char *data, size_t len, char **why)
 	char when[64];
 	timestamp(when, sizeof(when), num(field[1]));
 	src->fill(&row, field + 2);
-	rc = store(&row, when, why);
+	int rc = store(&row, when, why);
 	for (int i = 0; i < MAX_COLUMNS; i++)
 		free(row.text[i]);
 	free(rec);

@@ -13,8 +13,9 @@
  * words rasdaemon decodes machine checks with (mce_record's error_msg, mcistatus_msg ...)
  * are made here from the raw registers, for the CPU the record names: Intel's
  * architectural error codes for every Intel CPU, the P4 family's bus errors, Haswell-EP's,
- * Skylake-SP's and the 10 nm server models' model-specific codes, AMD's Scalable MCA (the
- * tables of runtime/mce_hsw.h, mce_skx.h, mce_i10nm.h and mce_smca.h); what rasdaemon
+ * Broadwell-EP's, Skylake-SP's and the 10 nm server models' model-specific codes, AMD's
+ * Scalable MCA (the tables of runtime/mce_hsw.h, mce_skx.h, mce_i10nm.h and mce_smca.h);
+ * what rasdaemon
  * adds for other families (its other per-model Intel tables, AMD K8) is left out, and
  * said in hwtap-ras(7).
  */
@@ -321,6 +322,21 @@ static void mce_channel_ranks(const Mce *m, MceWords *w, unsigned first, unsigne
 	}
 }
 
+/* What a PCU record's code and bits 19:16 say, in mcastatus_msg, trailing spaces and all,
+ * as rasdaemon's Skylake-SP and Broadwell-EP decoders write it. */
+static void mce_pcu_prefix(const Mce *m, MceWords *w)
+{
+	unsigned code = m->status & 0xffff & ~0x1000u;
+	if (code == 0x402 || code == 0x403)
+		words_add(&w->mcastatus_msg, "Internal errors ");
+	else if (code == 0x406)
+		words_add(&w->mcastatus_msg, "Intel TXT errors ");
+	else if (code == 0x407)
+		words_add(&w->mcastatus_msg, "Other UBOX Internal errors ");
+	if (m->status >> 16 & 15)
+		words_add(&w->mcastatus_msg, "PCU internal error ");
+}
+
 /* Skylake-SP's model-specific words (rasdaemon's skylake_s_decode_model): the bank's
  * prefix after the code's words, the field's words in error_msg, and a corrected memory
  * controller error's channel and ranks. */
@@ -328,17 +344,9 @@ static void mce_skx_words(const Mce *m, MceWords *w)
 {
 	const struct _hwtap_mce_field *f = _hwtap_skx_fields;
 	unsigned long long s = m->status;
-	unsigned code = s & 0xffff & ~0x1000u;
 	switch (m->bank) {
 	case 4:
-		if (code == 0x402 || code == 0x403)
-			words_add(&w->mcastatus_msg, "Internal errors ");
-		else if (code == 0x406)
-			words_add(&w->mcastatus_msg, "Intel TXT errors ");
-		else if (code == 0x407)
-			words_add(&w->mcastatus_msg, "Other UBOX Internal errors ");
-		if (s >> 16 & 15)
-			words_add(&w->mcastatus_msg, "PCU internal error ");
+		mce_pcu_prefix(m, w);
 		field_words(&w->error_msg, &f[0], s);
 		break;
 	case 5: case 12: case 19:
@@ -359,16 +367,20 @@ static void mce_skx_words(const Mce *m, MceWords *w)
 	mce_channel_ranks(m, w, 13, 18);
 }
 
-/* Haswell-EP/EX's model-specific words (rasdaemon's hsw_decode_model): what the PCU's
- * code says in mcastatus_msg, the rest in error_msg; a corrected memory controller
- * error's channel and ranks. */
-static void mce_hsw_words(const Mce *m, MceWords *w)
+/* Haswell-EP/EX's and Broadwell-EP/EX's model-specific words (rasdaemon's
+ * hsw_decode_model and broadwell_epex_decode_model): the same tables but for a memory
+ * controller flag in bit 23 that Broadwell-EP does not have. Haswell-EP says what the
+ * PCU's code means in mcastatus_msg and the rest in error_msg; Broadwell-EP puts
+ * Skylake-SP's prefixes in mcastatus_msg. Both: a corrected memory controller error's
+ * channel and ranks. */
+static void mce_xeon_v3_v4_words(const Mce *m, MceWords *w, bool broadwell)
 {
 	const struct _hwtap_mce_field *f = _hwtap_hsw_fields;
 	unsigned long long s = m->status;
 	unsigned code = s & 0xffff & ~0x1000u;
-	switch (m->bank) {
-	case 4:
+	if (m->bank == 4 && broadwell) {
+		mce_pcu_prefix(m, w);
+	} else if (m->bank == 4) {
 		if (code == 0x402 || code == 0x403)
 			words_add(&w->mcastatus_msg, "PCU Internal Errors");
 		else if (code == 0x406)
@@ -377,14 +389,17 @@ static void mce_hsw_words(const Mce *m, MceWords *w)
 			words_add(&w->mcastatus_msg, "Other UBOX Internal Errors");
 		if ((s >> 16 & 3) && !(s >> 18 & 3))
 			words_add(&w->error_msg, "PCU Internal error");
+	}
+	if (m->bank == 4) {
 		field_words(&w->error_msg, &f[0], s);
-		break;
-	case 5: case 20: case 21:
+	} else if (m->bank == 5 || m->bank == 20 || m->bank == 21) {
+		if (broadwell)
+			words_add(&w->mcastatus_msg, "QPI: ");
 		field_words(&w->error_msg, &f[1], s);
-		break;
-	case 9: case 10: case 11: case 12: case 13: case 14: case 15: case 16:
-		field_words(&w->error_msg, &f[2], s);
-		break;
+	} else if (m->bank >= 9 && m->bank <= 16) {
+		if (broadwell)
+			words_add(&w->mcastatus_msg, "MemCtrl: ");
+		field_words(&w->error_msg, &f[2], broadwell ? s & ~BIT(23) : s);
 	}
 	mce_channel_ranks(m, w, 9, 16);
 }
@@ -512,8 +527,8 @@ static void mce_intel_words(const Mce *m, unsigned family, unsigned model, MceWo
 				words_add(&w->error_msg, "%s", p4_bus_words[i]);
 	if (family == 6 && model == 0x55)
 		mce_skx_words(m, w);
-	if (family == 6 && model == 0x3f)
-		mce_hsw_words(m, w);
+	if (family == 6 && (model == 0x3f || model == 0x4f))
+		mce_xeon_v3_v4_words(m, w, model == 0x4f);
 	if (family == 6)
 		mce_i10nm_words(m, model, w);
 }

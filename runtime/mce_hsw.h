@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mce_hsw.h - the model-specific error codes of Intel's Xeon E5/E7 v3 (Haswell-EP/EX,
- * family 6 model 0x3f): the PCU's code (bank 4, MCi_STATUS bits 31:24), Intel QPI's
- * (banks 5, 20, 21: bits 21:16) and the memory controller's flags (banks 9-16, bits
- * 25:16). The words are rasdaemon 0.8.5's (mce-intel-haswell.c, which cites the Intel SDM
- * Vol. 3B tables 16-20 to 16-22), taken entry by entry; 0.6.8 spelled QPI code 0x31
- * "wihout". Data without kernel types: the tapset's mce_model_str() and hwtap-run's
+ * family 6 model 0x3f) and v4 (Broadwell-EP/EX, 0x4f): the PCU's code (bank 4, MCi_STATUS
+ * bits 31:24), Intel QPI's (banks 5, 20, 21: bits 21:16) and the memory controller's
+ * flags (banks 9-16, bits 25:16), the same on the two but for bit 23, which Broadwell-EP
+ * does not have (its SDM table 16-26). The words are rasdaemon
+ * 0.8.5's (mce-intel-haswell.c and mce-intel-broadwell-epex.c, which cite the Intel SDM
+ * Vol. 3B tables 16-20 to 16-22 and 16-26), taken entry by entry; 0.6.8 spelled QPI code
+ * 0x31 "wihout". Data without kernel types: the tapset's mce_model_str() and hwtap-run's
  * --ras-db words read it.
  */
 #ifndef HWTAP_MCE_HSW_H

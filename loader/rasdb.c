@@ -1075,10 +1075,6 @@ int rasdb_record(const unsigned char *data, size_t len, char **why)
 		free(rec);
 		return -1;
 	}
-	if (!db) {
-		free(rec);
-		return 0;
-	}
 	if (!in_transaction) {
 		if (exec("BEGIN", why)) {
 			free(rec);

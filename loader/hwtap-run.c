@@ -1356,6 +1356,18 @@ static void report(const Run *r)
 }
 
 /* From the loaded module to its end of output: the exit status. */
+/* The target process: -c CMD's, or -x PID's (the hwtap_target parameter hwtap gives), or
+ * 0. */
+static pid_t target_pid(const Run *r)
+{
+	if (r->cmd_pid)
+		return r->cmd_pid;
+	for (int i = 0; i < r->nparams; i++)
+		if (!strncmp(r->params[i], "hwtap_target=", 13))
+			return (pid_t)atol(r->params[i] + 13);
+	return 0;
+}
+
 static int session(Run *r)
 {
 	SessionInfo si;
@@ -1365,6 +1377,14 @@ static int session(Run *r)
 		error("%s was built by another hwtap (its protocol is %d, this hwtap-run's %d): "
 		      "rebuild it with this hwtap", r->ko, si.protocol, HWTAP_PROTOCOL);
 		return 1;
+	}
+	if (r->mi.nmembers) {
+		char *why;
+		if (perfgroups_open(&r->mi, r->ctl_fd, target_pid(r), &why)) {
+			error("%s", why ? why : "out of memory");
+			free(why);
+			return 1;
+		}
 	}
 	if (start(r))
 		return 1;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* A kernel module's .modinfo, the parts hwtap-run uses. */
 typedef struct ModInfo {
@@ -13,6 +14,8 @@ typedef struct ModInfo {
 	char *release;          /* vermagic's first word */
 	char **params;          /* parmtype= names: the parameters the module takes */
 	size_t nparams;
+	char **members;         /* hwtap_perf_member= values: its perf groups' counters */
+	size_t nmembers;
 } ModInfo;
 
 /* Allocation that ends hwtap-run with "error: out of memory" when it fails (modinfo.c). */
@@ -27,6 +30,13 @@ void modinfo_free(ModInfo *mi);
 
 /* Whether MI declares a parameter NAME. */
 int modinfo_has_param(const ModInfo *mi, const char *name, size_t len);
+
+/* ---- perfgroup.c: the perf event groups of a module's counters ---------------------- */
+
+/* Opens MI's perf groups (its hwtap_perf_member entries) on every online CPU or on each
+ * thread of TARGET (0: none), and gives them to the module through its ctl file CTL_FD,
+ * before the start. 0, or -1 with a message (malloc'ed) in *WHY. */
+int perfgroups_open(const ModInfo *mi, int ctl_fd, pid_t target, char **why);
 
 /* ---- sessions.c: the running sessions (/proc/hwtap_NAME) ----------------------------- */
 

@@ -62,6 +62,9 @@ static void take_entry(ModInfo *mi, const char *s)
 	} else if (!strncmp(s, "vermagic=", 9) && !mi->vermagic) {
 		mi->vermagic = xstrndup(s + 9, strlen(s + 9));
 		mi->release = xstrndup(s + 9, strcspn(s + 9, " "));
+	} else if (!strncmp(s, "hwtap_perf_member=", 18)) {
+		mi->members = xrealloc(mi->members, sizeof(*mi->members) * (mi->nmembers + 1));
+		mi->members[mi->nmembers++] = xstrndup(s + 18, strlen(s + 18));
 	} else if (!strncmp(s, "parmtype=", 9)) {
 		const char *colon = strchr(s + 9, ':');
 		if (colon)
@@ -161,6 +164,9 @@ void modinfo_free(ModInfo *mi)
 	for (size_t i = 0; i < mi->nparams; i++)
 		free(mi->params[i]);
 	free(mi->params);
+	for (size_t i = 0; i < mi->nmembers; i++)
+		free(mi->members[i]);
+	free(mi->members);
 	memset(mi, 0, sizeof(*mi));
 }
 

@@ -80,6 +80,8 @@
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/err.h>
+#include <linux/file.h>
+#include <linux/magic.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/percpu.h>
@@ -136,7 +138,17 @@ struct hwtap_perf {
 	const char *exec_path;			/* .process("PATH"): tasks that exec it */
 	perf_overflow_handler_t handler;	/* NULL: a counting event */
 	const char *counter;			/* a counting event's .counter("NAME") */
+	const char *group;			/* .group("NAME"): its events are hwtap-run's */
+	int leader;				/* the index of the group's first counter */
 	/* the runtime's */
+	struct file **files;			/* a group's: the files of its events, one an
+						 * instance (a CPU's, a thread's), until stop */
+	int nfiles, files_cap;
+	int group_err, group_fit, group_bad;	/* hwtap-run could not open the group: the
+						 * errno, how many events fit together, the
+						 * counter (index) it failed on */
+	u64 cookie;				/* a group's events' attr.sig_data */
+	bool cpu_back;				/* a group's: a CPU came online since start */
 	struct hwtap_perf_cpu __percpu *events;	/* per CPU, or */
 	struct perf_event **tasks;		/* per task: the target's, or each exec's */
 	int ntasks, tasks_cap;
@@ -162,6 +174,9 @@ static bool _hwtap_perf_live;		/* counters are read while the session runs */
 static DEFINE_MUTEX(_hwtap_perf_lock);
 static DEFINE_SPINLOCK(_hwtap_perf_cpus_lock);
 static struct delayed_work _hwtap_perf_refresher;
+/* Around publishing the snapshot: counters read together (perf_ratio()) come from one. */
+static seqcount_t _hwtap_perf_seq = SEQCNT_ZERO(_hwtap_perf_seq);
+static struct hwtap_perf_sum *_hwtap_perf_sums;	/* the snapshot's, before publishing */
 static struct work_struct _hwtap_perf_fill_work;
 
 /* @perf("NAME"): the counter's snapshot, from any context. */
@@ -201,7 +216,9 @@ static bool _hwtap_perf_read_task(struct hwtap_perf *p, struct task_struct *task
 			continue;
 		raw_spin_lock(&ctx->lock);
 		list_for_each_entry(event, &ctx->event_list, event_entry) {
-			if (event->overflow_handler_context != p)
+			/* ours, or (a group's, opened by hwtap-run) marked with P's cookie */
+			if (p->cookie ? event->attr.sig_data != p->cookie :
+			    event->overflow_handler_context != p)
 				continue;
 			if (event->state == PERF_EVENT_STATE_ACTIVE &&
 			    event->oncpu == smp_processor_id())
@@ -347,6 +364,9 @@ static void _hwtap_perf_release(struct hwtap_perf *p, struct perf_event *event)
 		p->pinned_lost = true;
 	if (!p->handler)
 		_hwtap_perf_read(&p->released, event);
+	/* a group's goes with its file, once every counter of the group is read */
+	if (p->group)
+		return;
 	/* returns once the event is off its CPU: its handler no longer runs */
 	perf_event_release_kernel(event);
 }
@@ -375,13 +395,45 @@ static void _hwtap_perf_reap(struct hwtap_perf *p)
 	}
 }
 
+/* The snapshot: published all at once, so that counters read together are of one. */
+static void _hwtap_perf_publish_all(void)
+{
+	int i;
+
+	preempt_disable();	/* a reader in an interrupt here would retry in vain */
+	write_seqcount_begin(&_hwtap_perf_seq);
+	for (i = 0; i < _hwtap_perf_n; i++) {
+		struct hwtap_perf *p = &_hwtap_perf_table[i];
+
+		if (!p->handler && (p->events || p->ntasks))
+			_hwtap_perf_publish(p, &_hwtap_perf_sums[i]);
+	}
+	write_seqcount_end(&_hwtap_perf_seq);
+	preempt_enable();
+}
+
+/* Counters A's and B's snapshots, of one publication (any context; a reader that
+ * interrupted the publishing on its own CPU takes what it finds). */
+static __maybe_unused void _hwtap_perf_pair(struct hwtap_perf *a, struct hwtap_perf *b,
+					    int64_t *va, int64_t *vb)
+{
+	unsigned int seq;
+	int tries = 0;
+
+	do {
+		seq = raw_seqcount_begin(&_hwtap_perf_seq);
+		*va = _hwtap_perf_value(a);
+		*vb = _hwtap_perf_value(b);
+	} while (read_seqcount_retry(&_hwtap_perf_seq, seq) && ++tries < 4);
+}
+
 /* Every counting event's snapshot: released counts plus its live events' counts. */
 static void _hwtap_perf_snapshot(void)
 {
 	int i, t, cpu;
 
 	mutex_lock(&_hwtap_perf_lock);	/* the events stay while we read them */
-	for (i = 0; i < _hwtap_perf_n; i++) {
+	for (i = 0; i < _hwtap_perf_n && _hwtap_perf_sums; i++) {
 		struct hwtap_perf *p = &_hwtap_perf_table[i];
 		struct hwtap_perf_sum sum;
 
@@ -413,8 +465,10 @@ static void _hwtap_perf_snapshot(void)
 			if (dead)
 				_hwtap_perf_read(&sum, dead);
 		}
-		_hwtap_perf_publish(p, &sum);
+		_hwtap_perf_sums[i] = sum;
 	}
+	if (_hwtap_perf_sums)
+		_hwtap_perf_publish_all();
 	mutex_unlock(&_hwtap_perf_lock);
 }
 
@@ -507,6 +561,10 @@ static int _hwtap_perf_online(unsigned int cpu, struct hlist_node *node)
 
 	if (p->cpu >= 0 && cpu != p->cpu)
 		return 0;
+	if (p->group) {		/* no event can be made for it here: said at the stop */
+		WRITE_ONCE(p->cpu_back, true);
+		return 0;
+	}
 	spin_lock(&_hwtap_perf_cpus_lock);
 	c->online = true;
 	spin_unlock(&_hwtap_perf_cpus_lock);
@@ -520,6 +578,9 @@ static int _hwtap_perf_offline(unsigned int cpu, struct hlist_node *node)
 	struct hwtap_perf_cpu *c = per_cpu_ptr(p->events, cpu);
 	struct perf_event *event;
 
+	/* a group's event stays: the perf core takes it off the CPU and keeps its count */
+	if (p->group)
+		return 0;
 	/* leaving, not gone: a snapshot taken while it is disabled still counts it (a
 	 * counter read without it would go down) */
 	spin_lock(&_hwtap_perf_cpus_lock);
@@ -594,6 +655,10 @@ static void _hwtap_perf_stop_one(struct hwtap_perf *p)
 	}
 	if (p->events)
 		_hwtap_perf_stop_cpus(p);
+	if (p->group && READ_ONCE(p->cpu_back))
+		_hwtap_warn("%s (%s): a CPU went offline and came back while the session ran: "
+			    "group %s's events stopped counting on it as it went (hwtap-run opens "
+			    "a group's events at the start)", p->c.point, p->c.where, p->group);
 	if (p->pinned_lost)
 		_hwtap_warn("%s (%s): pinned, but the PMU could not keep its event on (its counters "
 			    "taken by other pinned or exclusive events): from then on it did not "
@@ -612,6 +677,21 @@ static void _hwtap_perf_stop_one(struct hwtap_perf *p)
 	}
 }
 
+/* Every group's files put back: their events go (the last of each with it). Process
+ * context. */
+static void _hwtap_perf_drop_files(struct hwtap_perf *table, int n)
+{
+	int i, f;
+
+	for (i = 0; i < n; i++) {
+		for (f = 0; f < table[i].nfiles; f++)
+			fput(table[i].files[f]);
+		kfree(table[i].files);
+		table[i].files = NULL;
+		table[i].nfiles = table[i].files_cap = 0;
+	}
+}
+
 static void _hwtap_perf_stop(struct hwtap_perf *table, int n)
 {
 	int i;
@@ -623,10 +703,16 @@ static void _hwtap_perf_stop(struct hwtap_perf *table, int n)
 		cancel_delayed_work_sync(&_hwtap_perf_refresher);
 	for (i = 0; i < n; i++)
 		_hwtap_perf_stop_one(&table[i]);
+	/* every group's counters read: now their events go */
+	_hwtap_perf_drop_files(table, n);
 	/* no callback queues it any more; it finds no probe with events */
 	cancel_work_sync(&_hwtap_perf_fill_work);
 	cpuhp_remove_multi_state(_hwtap_perf_state);
 	_hwtap_perf_state = 0;
+	mutex_lock(&_hwtap_perf_lock);	/* a ctl read may be taking a snapshot */
+	kfree(_hwtap_perf_sums);
+	_hwtap_perf_sums = NULL;
+	mutex_unlock(&_hwtap_perf_lock);
 }
 
 /* P could not be created: why, kept in P; an error now unless P is optional. */
@@ -985,6 +1071,229 @@ static int _hwtap_perf_start_cpus(struct hwtap_perf *p)
 				  _hwtap_perf_reason(rc));
 }
 
+/* ---- .group("NAME"): perf event groups that hwtap-run opens ---------------------------- */
+
+/* A module cannot make a perf event group (perf_event_create_kernel_counter() takes no group
+ * leader), so hwtap-run opens each group with perf_event_open(): on every online CPU, or on
+ * each thread of the target with inherit, its first counter the leader, every event
+ * disabled and marked with attr.sig_data (a cookie of the session plus the counter's index,
+ * how a thread's inherited copy is known in place). Before the start it writes a ctl line
+ * an instance, "perf_group LEADER FD,FD,...", and the module takes the files (fget, in the
+ * writer's context); hwtap-run closes its descriptors, and the events live as long as the
+ * module holds the files. The start enables them (the leader first: members enabled
+ * while it is off would seem to take turns), the stop reads them like the others and puts
+ * the files. A CPU that goes offline takes the group's events off it for good (the perf
+ * core detaches them); one that comes online gets none: said at the stop. */
+#define HWTAP_PERF_GROUP_MAX 32		/* counters in a group (the translator's bound) */
+
+/* FILE's perf event, or NULL: a file perf_event_open() made ("[perf_event]", an anonymous
+ * inode). */
+static struct perf_event *_hwtap_perf_file_event(struct file *file)
+{
+	if (file_inode(file)->i_sb->s_magic != ANON_INODE_FS_MAGIC ||
+	    strcmp(file->f_path.dentry->d_name.name, "[perf_event]"))
+		return NULL;
+	return file->private_data;
+}
+
+/* Whether EVENT is what hwtap-run was to open for P, in group LEADER (NULL: it is the
+ * leader), as instance COOKIE. */
+static bool _hwtap_perf_group_event_ok(struct hwtap_perf *p, struct perf_event *event,
+				       struct perf_event *leader, u64 cookie)
+{
+	if (event->attr.type != p->attr.type || event->attr.config != p->attr.config ||
+	    event->attr.config1 != p->attr.config1 || event->attr.config2 != p->attr.config2 ||
+	    event->attr.sig_data != cookie || event->group_leader != (leader ? leader : event))
+		return false;
+	if (p->target)
+		return event->cpu == -1 && (event->attach_state & PERF_ATTACH_TASK);
+	return event->cpu >= 0 && (p->cpu < 0 || event->cpu == p->cpu) &&
+	       !(event->attach_state & PERF_ATTACH_TASK);
+}
+
+/* Adds FILE to P's files. */
+static int _hwtap_perf_keep_file(struct hwtap_perf *p, struct file *file)
+{
+	if (p->nfiles == p->files_cap) {
+		int cap = p->files_cap ? 2 * p->files_cap : 4;
+		struct file **grown = krealloc(p->files, cap * sizeof(*grown), GFP_KERNEL);
+
+		if (!grown)
+			return -ENOMEM;
+		p->files = grown;
+		p->files_cap = cap;
+	}
+	p->files[p->nfiles++] = file;
+	return 0;
+}
+
+/* One "perf_group" line (ARGS: what follows the word) for TABLE's group whose first
+ * counter is TABLE[LEADER]. */
+static int _hwtap_perf_group_line(struct hwtap_perf *table, int n, int leader, char *args)
+{
+	struct file *files[HWTAP_PERF_GROUP_MAX];
+	struct perf_event *first = NULL;
+	int members[HWTAP_PERF_GROUP_MAX];
+	int i, m = 0, taken = 0, rc = 0;
+	u64 cookie = 0;
+	char *fd;
+
+	for (i = leader; i < n; i++)
+		if (table[i].group && table[i].leader == leader && m < HWTAP_PERF_GROUP_MAX)
+			members[m++] = i;
+	if (args[0] == '!') {	/* "!ERRNO FAILED FIT": it could not be opened */
+		int err, failed, fit;
+
+		if (sscanf(args + 1, "%d %d %d", &err, &failed, &fit) != 3 || err <= 0 ||
+		    failed < 0 || failed >= n || fit < 0)
+			return -EINVAL;
+		for (i = 0; i < m; i++) {
+			table[members[i]].group_err = err;
+			table[members[i]].group_fit = fit;
+			table[members[i]].group_bad = failed;
+		}
+		return 0;
+	}
+	while ((fd = strsep(&args, ",")) && !rc) {
+		struct perf_event *event;
+		struct hwtap_perf *p;
+		unsigned int num;
+
+		if (taken == m || kstrtouint(fd, 10, &num)) {
+			rc = -EINVAL;
+			break;
+		}
+		files[taken] = fget(num);
+		if (!files[taken]) {
+			rc = -EBADF;
+			break;
+		}
+		p = &table[members[taken]];
+		event = _hwtap_perf_file_event(files[taken++]);
+		if (event && !first)
+			cookie = event->attr.sig_data - members[0];
+		if (!event || !_hwtap_perf_group_event_ok(p, event, first,
+							 cookie + members[taken - 1]))
+			rc = -EINVAL;
+		first = first ? first : event;
+	}
+	if (!rc && taken != m)
+		rc = -EINVAL;
+	for (i = 0; i < taken && !rc; i++) {
+		rc = _hwtap_perf_keep_file(&table[members[i]], files[i]);
+		if (!rc)
+			table[members[i]].cookie = cookie + members[i];
+	}
+	/* the files a failure leaves: ours only those not kept (each kept one is the last) */
+	while (rc && taken > i)
+		fput(files[--taken]);
+	return rc;
+}
+
+/* hwtap_ctl_command() of a module with groups: a "perf_group LEADER ..." line before the
+ * start (see protocol.h), or NULL (unloading): the files the start did not take put back. */
+static int _hwtap_perf_group_command(struct hwtap_perf *table, int n, char *cmd)
+{
+	size_t word = strlen(HWTAP_CTL_PERF_GROUP);
+	unsigned int leader;
+	char *rest;
+
+	if (!cmd) {
+		_hwtap_perf_drop_files(table, n);
+		return 0;
+	}
+	if (strncmp(cmd, HWTAP_CTL_PERF_GROUP " ", word + 1))
+		return -EINVAL;
+	rest = strchr(cmd + word + 1, ' ');
+	if (!rest)
+		return -EINVAL;
+	*rest++ = '\0';
+	if (kstrtouint(cmd + word + 1, 10, &leader) || leader >= n || !table[leader].group ||
+	    table[leader].leader != leader)
+		return -EINVAL;
+	return _hwtap_perf_group_line(table, n, leader, rest);
+}
+
+/* A counter of a group: the events hwtap-run opened for it, in its slots, enabled. */
+static int _hwtap_perf_start_group(struct hwtap_perf *p, struct hwtap_perf *table)
+{
+	int f, rc;
+
+	if (p->group_err) {
+		struct hwtap_perf *bad = &table[p->group_bad];
+
+		/* (EINVAL: perf_event_open refused the next counter in the group and took it
+		 * alone; E2BIG: the group opened, but the PMU never takes it whole) */
+		if ((p->group_err == EINVAL || p->group_err == E2BIG) && p->group_fit > 0)
+			return _hwtap_perf_failed(p, -E2BIG, "group %s does not fit on the PMU: a "
+						  "group is on it whole or not at all, and it takes "
+						  "at most %d of the group's events at once (counter "
+						  "%s is one too many)", p->group, p->group_fit,
+						  bad->counter);
+		return _hwtap_perf_failed(p, -p->group_err, "group %s: cannot open counter %s's "
+					  "perf event (type %u, config %#llx): %s", p->group,
+					  bad->counter, bad->attr.type,
+					  (unsigned long long)bad->attr.config,
+					  _hwtap_perf_reason(-p->group_err));
+	}
+	if (p->target && _hwtap_target <= 0)
+		return _hwtap_perf_failed(p, -EINVAL, ".process needs a target process: run "
+					  "the script with -c CMD or -x PID");
+	if (p->target && p->nfiles > HWTAP_PERF_MAX_TASKS)
+		return _hwtap_perf_failed(p, -E2BIG, "process %ld has %d threads, more than "
+					  "HWTAP_PERF_MAX_TASKS (%d; -D HWTAP_PERF_MAX_TASKS=N)",
+					  _hwtap_target, p->nfiles, HWTAP_PERF_MAX_TASKS);
+	if (p->nfiles <= 0)
+		return _hwtap_perf_failed(p, -ENODEV, "group %s: hwtap-run gave it no perf "
+					  "events (it opens a group's events as it loads the "
+					  "module)", p->group);
+	if (p->target) {
+		p->tasks = kmalloc_array(p->nfiles, sizeof(*p->tasks), GFP_KERNEL);
+		if (!p->tasks)
+			return _hwtap_perf_failed(p, -ENOMEM, "out of memory for its perf events");
+		p->tasks_cap = p->nfiles;
+	} else {
+		p->events = alloc_percpu(struct hwtap_perf_cpu);
+		if (!p->events)
+			return _hwtap_perf_failed(p, -ENOMEM, "out of memory for its perf events");
+		/* callbacks only for CPUs coming online later: they get no event, said */
+		rc = cpuhp_state_add_instance_nocalls(_hwtap_perf_state, &p->node);
+		if (rc) {
+			free_percpu(p->events);
+			p->events = NULL;
+			return _hwtap_perf_failed(p, rc, "cannot register for CPU hotplug (%d)", rc);
+		}
+	}
+	mutex_lock(&_hwtap_perf_lock);	/* the refresher reads them from now */
+	for (f = 0; f < p->nfiles; f++) {
+		struct perf_event *event = p->files[f]->private_data;
+
+		if (p->target) {
+			p->tasks[p->ntasks++] = event;
+		} else {
+			spin_lock(&_hwtap_perf_cpus_lock);
+			per_cpu_ptr(p->events, event->cpu)->event = event;
+			spin_unlock(&_hwtap_perf_cpus_lock);
+		}
+		perf_event_enable(event);
+	}
+	mutex_unlock(&_hwtap_perf_lock);
+	/* a CPU's group is scheduled as its leader is enabled: pinned, it is on the PMU now,
+	 * or in error for good */
+	for (f = 0; f < p->nfiles && !p->target; f++) {
+		struct perf_event *event = p->files[f]->private_data;
+		int cpu = event->cpu;
+
+		if (!_hwtap_perf_pinned_lost(event))
+			continue;
+		_hwtap_perf_stop_cpus(p);
+		return _hwtap_perf_failed(p, -ENOSPC, "group %s: its events cannot all be on "
+					  "the PMU of CPU %d at once: %s", p->group, cpu,
+					  _hwtap_perf_reason(-ENOSPC));
+	}
+	return 0;
+}
+
 /* ctl's "counter NAME VALUE" and "counter_time ENABLED RUNNING NAME" lines: each counting
  * event's snapshot, as @perf, perf_enabled() and perf_running() read it. (A hwtap-run
  * older than counter_time skips the key.) */
@@ -1026,6 +1335,13 @@ static int _hwtap_perf_start(struct hwtap_perf *table, int n, bool live)
 		return rc;
 	}
 	_hwtap_perf_state = rc;
+	_hwtap_perf_sums = kcalloc(n, sizeof(*_hwtap_perf_sums), GFP_KERNEL);
+	if (!_hwtap_perf_sums) {
+		_hwtap_script_error("out of memory for the perf counters' snapshot");
+		i = 0;
+		rc = -ENOMEM;
+		goto fail;
+	}
 	for (i = 0; i < n; i++) {
 		struct hwtap_perf *p = &table[i];
 
@@ -1033,7 +1349,8 @@ static int _hwtap_perf_start(struct hwtap_perf *table, int n, bool live)
 			p->c.skipped = true;
 			continue;
 		}
-		rc = p->target ? _hwtap_perf_start_target(p) :
+		rc = p->group ? _hwtap_perf_start_group(p, table) :
+		     p->target ? _hwtap_perf_start_target(p) :
 		     p->exec_path ? _hwtap_perf_start_exec(p) : _hwtap_perf_start_cpus(p);
 		if (!rc)
 			p->c.created = true;

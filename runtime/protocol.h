@@ -132,5 +132,11 @@
 
 #define HWTAP_CTL_START		"start"
 #define HWTAP_CTL_STOP		"stop"
+/* "perf_group LEADER FD,FD,...": one instance (a CPU's, a thread's) of the perf event
+ * group whose first counter is hwtap_perfs[LEADER], the descriptors of its counters in
+ * table order, opened by hwtap-run; "perf_group LEADER !ERRNO FIT": hwtap-run could not
+ * open it (FIT: with -EINVAL, how many of its events the PMU took together). */
+#define HWTAP_CTL_PERF_GROUP	"perf_group"
+#define HWTAP_CTL_LINE_MAX	512
 
 #endif /* HWTAP_PROTOCOL_H */

@@ -12,6 +12,10 @@
  *   static void hwtap_stop(void);   stops timers and events, waits until no handler runs
  *                                   (process context, may sleep).
  *   static void hwtap_end(void);    end probes (process context).
+ *   static int hwtap_ctl_command(char *cmd);
+ *                                   a ctl line other than start and stop (hwtap-run's
+ *                                   "perf_group ..." before the start, perf.c): 0 or
+ *                                   -errno; NULL at unload: drop what they left.
  * and ends with HWTAP_SESSION_DEFINE(EXTRA) (EXTRA: a function adding files to
  * /proc/hwtap_NAME, or NULL);
  *
@@ -78,6 +82,7 @@
 #define HWTAP_MESSAGE_MAX	1024
 
 static int hwtap_start(void);
+static int hwtap_ctl_command(char *cmd);
 static void hwtap_stop(void);
 static void hwtap_end(void);
 
@@ -365,7 +370,8 @@ static ssize_t _hwtap_ctl_read(struct file *file, char __user *buf, size_t count
 static ssize_t _hwtap_ctl_write(struct file *file, const char __user *buf, size_t count,
 				loff_t *ppos)
 {
-	char cmd[16];
+	struct hwtap_session *s = &_hwtap_session;
+	char cmd[HWTAP_CTL_LINE_MAX];
 	size_t n = min(count, sizeof(cmd) - 1);
 	int rc = 0;
 
@@ -374,12 +380,18 @@ static ssize_t _hwtap_ctl_write(struct file *file, const char __user *buf, size_
 	cmd[n] = '\0';
 	if (n && cmd[n - 1] == '\n')
 		cmd[n - 1] = '\0';
-	if (!strcmp(cmd, HWTAP_CTL_START))
+	if (!strcmp(cmd, HWTAP_CTL_START)) {
 		rc = _hwtap_session_start();
-	else if (!strcmp(cmd, HWTAP_CTL_STOP))
+	} else if (!strcmp(cmd, HWTAP_CTL_STOP)) {
 		_hwtap_queue_stop();
-	else
+	} else if (count < sizeof(cmd)) {
+		/* what the start takes (perf groups' descriptors): before it only */
+		mutex_lock(&s->lock);
+		rc = atomic_read(&s->state) == HWTAP_LOADED ? hwtap_ctl_command(cmd) : -EBUSY;
+		mutex_unlock(&s->lock);
+	} else {
 		rc = -EINVAL;
+	}
 	return rc ? rc : count;
 }
 
@@ -472,6 +484,7 @@ static void _hwtap_session_exit(void)
 	cancel_work_sync(&s->stop_work);
 	_hwtap_transport_drain();
 	proc_remove(s->dir);
+	hwtap_ctl_command(NULL);	/* no more lines: what the start did not take */
 	_hwtap_panic_exit();
 	_hwtap_transport_free();
 	free_percpu(_hwtap_scratch);

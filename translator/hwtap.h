@@ -415,6 +415,8 @@ typedef struct PerfEvent {
 	const char *counter;             /* .counter("NAME"): counting, read with @perf */
 	bool target;                     /* .process: the target process and its children */
 	const char *process_path;        /* .process("PATH"): every task that executes it */
+	const char *group;               /* .group("NAME"): one perf event group with the
+					  * other counters of NAME, opened by hwtap-run */
 } PerfEvent;
 
 /* PERF_EXCL_* and the perf_event_attr field each stands for; ends with {0, NULL}. */
@@ -426,6 +428,7 @@ extern const PerfExclude perf_excludes[];
 
 const char *perf_point_event(ProbePoint *pp, PerfEvent *ev);
 char *perf_attr_string(const PerfEvent *ev);     /* "type 4 config 0xc0 ...", for -p2 */
+void perf_check_groups(Session *s);              /* what a group's counters must share */
 
 /* ---- elf.c, dwarf.c: user-space programs (process("PATH") probes) --------------------- */
 

@@ -7,7 +7,9 @@
  *
  * each followed by at most one of each modifier: .sample(N) or .hz(F), .process or
  * .process("PATH"), .counter("NAME") (a counting event read with @perf("NAME")),
- * .pinned (always on the PMU, never taking turns with other events).
+ * .pinned (always on the PMU, never taking turns with other events), .group("NAME") (the
+ * counters of one group are one perf event group: on the PMU together; hwtap-run opens
+ * them, perf_check_groups() checks what a group's members must share).
  * perf_point_event() tells pass 3 which counter a point selects. perf.events names are
  * encoded by libpfm4 (pmu.c) when the point is checked, and listed by perf_list().
  */
@@ -41,6 +43,7 @@ static const PointShape perf_shapes[] = {
 	{"perf.type(number).config(number).process(string)"},
 	{"perf.type(number).config(number).counter(string)"},
 	{"perf.type(number).config(number).pinned"},
+	{"perf.type(number).config(number).group(string)"},
 	{"perf.events(string)", .values_listed = true},
 	{"perf.cycles(number)"}, {"perf.cpu_cycles(number)"}, {"perf.instructions(number)"},
 	{"perf.cache_references(number)"}, {"perf.cache_misses(number)"},
@@ -81,7 +84,7 @@ static bool arg_is(Component *c, NodeKind kind)
 static void check_modifiers(ProbePoint *pp, int from)
 {
 	Component *seen_rate = NULL, *seen_process = NULL, *seen_counter = NULL;
-	Component *seen_pinned = NULL;
+	Component *seen_pinned = NULL, *seen_group = NULL;
 	for (int i = from; i < pp->comps.len; i++) {
 		Component *c = pp->comps.data[i];
 		Component **slot = NULL;
@@ -104,16 +107,20 @@ static void check_modifiers(ProbePoint *pp, int from)
 		} else if (!strcmp(c->name, "pinned")) {
 			slot = &seen_pinned;
 			ok = !c->has_parens;
+		} else if (!strcmp(c->name, "group")) {
+			slot = &seen_group;
+			ok = arg_is(c, N_STR) && c->arg->str_len > 0;
 		} else {
 			error_at(c->tok, "unknown perf probe modifier '.%s': expected .sample(N), "
-				 ".hz(N), .process, .process(\"PATH\"), .counter(\"NAME\") or .pinned",
-				 c->name);
+				 ".hz(N), .process, .process(\"PATH\"), .counter(\"NAME\"), .pinned "
+				 "or .group(\"NAME\")", c->name);
 			continue;
 		}
 		if (!ok)
 			error_at(c->tok, "wrong argument for perf probe modifier '.%s': expected %s",
 				 c->name, !strcmp(c->name, "process") ? "none or a path string" :
 				 !strcmp(c->name, "counter") ? "a counter name string" :
+				 !strcmp(c->name, "group") ? "a group name string" :
 				 !strcmp(c->name, "pinned") ? "none" : "a number");
 		if (*slot)
 			error_at(c->tok, "perf probe modifier '.%s' conflicts with '.%s' before it",
@@ -123,6 +130,14 @@ static void check_modifiers(ProbePoint *pp, int from)
 	if (seen_counter && seen_rate)
 		error_at(seen_counter->tok, "a .counter(\"NAME\") event counts and is read with "
 			 "@perf(\"NAME\"): it takes no .%s", seen_rate->name);
+	if (seen_group && !seen_counter)
+		error_at(seen_group->tok, ".group(\"%s\") puts counters in a group: this probe "
+			 "samples; give it a .counter(\"NAME\") and read it with @perf",
+			 seen_group->arg ? seen_group->arg->str : "");
+	if (seen_group && seen_process && seen_process->arg)
+		error_at(seen_group->tok, "a .process(\"PATH\") counter cannot be in a group: "
+			 "hwtap-run opens a group's events when the session starts, and the "
+			 "processes that execute PATH come later (.process with -c or -x can)");
 }
 
 /* perf.events("cycles:period=N") (or :freq=F) has its period in the name: .sample and .hz
@@ -245,6 +260,8 @@ const char *perf_point_event(ProbePoint *pp, PerfEvent *ev)
 			ev->counter = c->arg->str;
 		} else if (!strcmp(c->name, "pinned")) {
 			ev->pinned = true;
+		} else if (!strcmp(c->name, "group")) {
+			ev->group = c->arg->str;
 		} else if (!c->arg) {
 			ev->target = true;      /* .process */
 		} else {
@@ -291,5 +308,74 @@ char *perf_attr_string(const PerfEvent *ev)
 		sb_puts(&sb, " inherit (the target process)");
 	if (ev->process_path)
 		sb_printf(&sb, " inherit (each process that executes %s)", ev->process_path);
+	if (ev->group)
+		sb_printf(&sb, " group \"%s\"", ev->group);
 	return sb.buf;
+}
+
+/* Whether some probe of S gives way to P (P is in its '!' list). */
+static bool others_give_way_to(Session *s, Probe *p)
+{
+	for (int i = 0; i < s->probes.len; i++) {
+		Probe *q = s->probes.data[i];
+		for (int j = 0; j < q->unless.len; j++)
+			if (q->unless.data[j] == p)
+				return true;
+	}
+	return false;
+}
+
+/* The counters of a .group("NAME") are opened together by hwtap-run, one group per CPU or
+ * per thread of the target: they must count the same CPUs or the same process, be
+ * optional ('?') all or none (a group that cannot be opened is skipped whole), and take no
+ * part in a '!' choice (which decides probe by probe). */
+void perf_check_groups(Session *s)
+{
+	enum { GROUP_MAX = 32 };        /* runtime/perf.c's HWTAP_PERF_GROUP_MAX */
+	for (int i = 0; i < s->probes.len; i++) {
+		Probe *p = s->probes.data[i];
+		PerfEvent lead, ev;
+		if (strcmp(p->family->name, "perf") || perf_point_event(p->points.data[0], &lead) ||
+		    !lead.group)
+			continue;
+		Token *at = p->user_point->tok;
+		int members = 1;
+		bool first = true;
+		for (int j = 0; j < i && first; j++) {
+			Probe *q = s->probes.data[j];
+			first = strcmp(q->family->name, "perf") ||
+				perf_point_event(q->points.data[0], &ev) || !ev.group ||
+				strcmp(ev.group, lead.group);
+		}
+		if (p->unless.len || others_give_way_to(s, p))
+			error_at(at, "counter \"%s\" of group \"%s\" cannot take part in a '!' "
+				 "choice: a group is opened whole or not at all", lead.counter,
+				 lead.group);
+		if (!first)
+			continue;
+		for (int j = i + 1; j < s->probes.len; j++) {
+			Probe *q = s->probes.data[j];
+			if (strcmp(q->family->name, "perf") ||
+			    perf_point_event(q->points.data[0], &ev) || !ev.group ||
+			    strcmp(ev.group, lead.group))
+				continue;
+			Token *qat = q->user_point->tok;
+			if (++members == GROUP_MAX + 1)
+				error_at(qat, "group \"%s\" has more than %d counters", lead.group,
+					 GROUP_MAX);
+			if (ev.target != lead.target || ev.cpu != lead.cpu)
+				error_at(qat, "counter \"%s\" counts %s, but group \"%s\"'s first "
+					 "counter, \"%s\", counts %s: a group's counters count the same",
+					 ev.counter, ev.target ? "the target process" :
+					 ev.cpu >= 0 ? xformat("CPU %d", ev.cpu) : "every CPU",
+					 lead.group, lead.counter, lead.target ? "the target process" :
+					 lead.cpu >= 0 ? xformat("CPU %d", lead.cpu) : "every CPU");
+			if (q->load_optional != p->load_optional)
+				error_at(qat, "counter \"%s\" is %s, but group \"%s\"'s first counter, "
+					 "\"%s\", is %s: a group is opened whole, so its counters are "
+					 "optional ('?') all or none", ev.counter,
+					 q->load_optional ? "optional" : "not optional", lead.group,
+					 lead.counter, p->load_optional ? "optional" : "not optional");
+		}
+	}
 }

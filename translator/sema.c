@@ -1234,6 +1234,8 @@ int elaborate(Session *s)
 		declare_globals(&c, s->tapsets.data[i]);
 	for (int i = 0; i < s->user->probes.len && !too_many_errors(); i++)
 		derive_probes(s, &c.counters, s->user->probes.data[i]);
+	if (!diag_errors)
+		perf_check_groups(s);
 	if (diag_errors)
 		return diag_errors;
 	if (!s->probes.len) {

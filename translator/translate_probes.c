@@ -296,6 +296,56 @@ static void choice_fields(Gen *g, Session *s, Probe *p, int (*index)(Session *, 
 	tr_line(g, "		},");
 }
 
+/* The index in hwtap_perfs of the first counter of EV's group. */
+static int group_leader(Session *s, const PerfEvent *ev)
+{
+	int n = 0;
+	PerfEvent other;
+	for (int i = 0; i < s->probes.len; i++) {
+		if (!in_perf_table(s->probes.data[i], &other))
+			continue;
+		if (other.group && !strcmp(other.group, ev->group))
+			return n;
+		n++;
+	}
+	unreachable();
+}
+
+/* What hwtap-run opens for the groups (loader/perfgroup.c): a .modinfo entry a counter,
+ * "hwtap_perf_member=LEADER INDEX TYPE CONFIG CONFIG1 CONFIG2 EXCLUDE PRECISE FLAGS CPU
+ * TARGET" (indexes in hwtap_perfs, EXCLUDE the PERF_EXCL_* bits, FLAGS 1 pinned, 2
+ * exclusive, 4 optional; CPU -1 for every CPU; TARGET 1 for the target process). And
+ * hwtap_ctl_command(), which takes hwtap-run's "perf_group" lines (runtime/session.h). */
+static void perf_group_members(Gen *g, Session *s)
+{
+	int n = 0;
+	bool any = false;
+	PerfEvent ev;
+	for (int i = 0; i < s->probes.len; i++) {
+		Probe *p = s->probes.data[i];
+		if (!in_perf_table(p, &ev))
+			continue;
+		if (ev.group) {
+			tr_line(g, "MODULE_INFO(hwtap_perf_member, \"%d %d %u %#llx %#llx %#llx %u %u "
+				"%d %d %d\");", group_leader(s, &ev), n, ev.type,
+				(unsigned long long)ev.config, (unsigned long long)ev.config1,
+				(unsigned long long)ev.config2, ev.exclude, ev.precise_ip,
+				(ev.pinned ? 1 : 0) | (ev.exclusive ? 2 : 0) |
+				(p->load_optional ? 4 : 0), ev.cpu, ev.target ? 1 : 0);
+			any = true;
+		}
+		n++;
+	}
+	tr_line(g, "static int hwtap_ctl_command(char *cmd)");
+	tr_line(g, "{");
+	if (any)
+		tr_line(g, "	return _hwtap_perf_group_command(hwtap_perfs, %d, cmd);", n);
+	else
+		tr_line(g, "	return cmd ? -EINVAL : 0;");
+	tr_line(g, "}");
+	tr_line(g, "%s", "");
+}
+
 /* The runtime's table of the perf probes (runtime/perf.c); how many there are. */
 int ptab_perf_table(Gen *g, Session *s)
 {
@@ -321,12 +371,17 @@ int ptab_perf_table(Gen *g, Session *s)
 		else
 			tr_line(g, "		.counter = %s,", tr_c_string(ev.counter,
 									    strlen(ev.counter)));
+		if (ev.group) {
+			tr_line(g, "		.group = %s,", tr_c_string(ev.group, strlen(ev.group)));
+			tr_line(g, "		.leader = %d,", group_leader(s, &ev));
+		}
 		tr_line(g, "	},");
 	}
 	if (n) {
 		tr_line(g, "};");
 		tr_line(g, "%s", "");
 	}
+	perf_group_members(g, s);
 	return n;
 }
 

@@ -2,9 +2,9 @@
 /*
  * mce_skx.h - the model-specific error codes of Intel's Skylake-SP and Cascade Lake-SP
  * (family 6, model 0x55), bank by bank, as fields of MCi_STATUS and their words. Data
- * without kernel types: tapset/ras-intel-skx.stp's mce_model_str() reads it in the
+ * without kernel types: tapset/ras-models.stp's mce_model_str() reads it in the
  * module, loader/rasdb.c in hwtap-run (rasdaemon's words for --ras-db). Where the facts
- * come from: tapset/ras-intel-skx.stp.
+ * come from: tapset/ras-models.stp.
  */
 #ifndef HWTAP_MCE_SKX_H
 #define HWTAP_MCE_SKX_H

@@ -1,0 +1,584 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * mce_intel.h - which Intel CPU a machine check comes from, as rasdaemon tells them apart
+ * (its select_intel_cputype()), and the model-specific words rasdaemon 0.8.5 adds for the
+ * older families and the ones with code of their own: P6 (before Core 2), Core 2,
+ * Dunnington (Xeon 7400), Nehalem and Westmere, Xeon 7500 (Nehalem-EX), Pentium 4 and
+ * Tulsa (Xeon 7100), Sandy Bridge and Sandy Bridge-EP, Ivy Bridge-EP/EX, Broadwell-DE,
+ * Knights Landing and Knights Mill. The tables and words are rasdaemon's
+ * (mce-intel-p4-p6.c, -dunnington.c, -tulsa.c, -nehalem.c, -sb.c, -ivb.c,
+ * -broadwell-de.c, -knl.c, which cite the Intel SDM Vol. 3B's model-specific tables),
+ * taken entry by entry, quirks and all: rasdaemon reads a field list up to its first
+ * unnamed field, so the fields after one are never printed, and here they are left out;
+ * its Sandy and Ivy Bridge-EP code names both ranks even when MCi_MISC gives neither
+ * (-1).
+ *
+ * Unlike mce_skx.h and its kind, which are tables only, this header holds the code too,
+ * in C that the module (the tapset's mce_model_str(), embedded C) and hwtap-run (its
+ * --ras-db words) both compile: no kernel types, only vsnprintf, which both have.
+ * Include <stdarg.h> (user space) or the kernel's headers first.
+ */
+#ifndef HWTAP_MCE_INTEL_H
+#define HWTAP_MCE_INTEL_H
+
+#include "mce_words.h"
+
+/* rasdaemon's CPU types, the ones hwtap tells apart. */
+enum _hwtap_intel_cpu {
+	_HWTAP_INTEL_OTHER,		/* architectural decoding only */
+	_HWTAP_INTEL_P6OLD, _HWTAP_INTEL_CORE2, _HWTAP_INTEL_DUNNINGTON,
+	_HWTAP_INTEL_NEHALEM, _HWTAP_INTEL_XEON75XX, _HWTAP_INTEL_P4, _HWTAP_INTEL_TULSA,
+	_HWTAP_INTEL_SNB, _HWTAP_INTEL_SNB_EP, _HWTAP_INTEL_IVB, _HWTAP_INTEL_IVB_EPEX,
+	_HWTAP_INTEL_HSW, _HWTAP_INTEL_HSW_EPEX, _HWTAP_INTEL_BDW, _HWTAP_INTEL_BDW_DE,
+	_HWTAP_INTEL_BDW_EPEX, _HWTAP_INTEL_KNL, _HWTAP_INTEL_KNM, _HWTAP_INTEL_SKX,
+	_HWTAP_INTEL_I10NM,		/* Ice Lake-SP/-D, Tremont-D, Sapphire/Emerald Rapids */
+};
+
+/* The type of an Intel CPU of FAMILY and MODEL (the extended ones added), as rasdaemon
+ * 0.8.5 chooses it: family 6 models below 0x1a that it does not list are P6 to it. */
+static inline int _hwtap_intel_cpu(unsigned int family, unsigned int model)
+{
+	static const struct { unsigned char model, cpu; } models[] = {
+		{0x0f, _HWTAP_INTEL_CORE2}, {0x17, _HWTAP_INTEL_CORE2},
+		{0x1d, _HWTAP_INTEL_DUNNINGTON},
+		{0x1a, _HWTAP_INTEL_NEHALEM}, {0x2c, _HWTAP_INTEL_NEHALEM},
+		{0x1e, _HWTAP_INTEL_NEHALEM}, {0x25, _HWTAP_INTEL_NEHALEM},
+		{0x2e, _HWTAP_INTEL_XEON75XX}, {0x2f, _HWTAP_INTEL_XEON75XX},
+		{0x2a, _HWTAP_INTEL_SNB}, {0x2d, _HWTAP_INTEL_SNB_EP},
+		{0x3a, _HWTAP_INTEL_IVB}, {0x3e, _HWTAP_INTEL_IVB_EPEX},
+		{0x3c, _HWTAP_INTEL_HSW}, {0x45, _HWTAP_INTEL_HSW}, {0x46, _HWTAP_INTEL_HSW},
+		{0x3f, _HWTAP_INTEL_HSW_EPEX}, {0x56, _HWTAP_INTEL_BDW_DE},
+		{0x4f, _HWTAP_INTEL_BDW_EPEX}, {0x3d, _HWTAP_INTEL_BDW},
+		{0x57, _HWTAP_INTEL_KNL}, {0x85, _HWTAP_INTEL_KNM}, {0x55, _HWTAP_INTEL_SKX},
+		{0x6a, _HWTAP_INTEL_I10NM}, {0x6c, _HWTAP_INTEL_I10NM},
+		{0x86, _HWTAP_INTEL_I10NM}, {0x8f, _HWTAP_INTEL_I10NM},
+		{0xcf, _HWTAP_INTEL_I10NM},
+	};
+	unsigned int i;
+
+	if (family == 15)
+		return model == 6 ? _HWTAP_INTEL_TULSA : _HWTAP_INTEL_P4;
+	if (family != 6)
+		return _HWTAP_INTEL_OTHER;
+	if (model < 0x0f)
+		return _HWTAP_INTEL_P6OLD;
+	for (i = 0; i < _HWTAP_NELEM(models); i++)
+		if (models[i].model == model)
+			return models[i].cpu;
+	return model > 0x1a ? _HWTAP_INTEL_OTHER : _HWTAP_INTEL_P6OLD;
+}
+
+/* ---- the tables ------------------------------------------------------------------------ */
+
+/* P6 before Core 2 and Core 2, bus errors (rasdaemon's list starts with an unnamed field
+ * and its shared part is never read): bits 28, 29, 31 */
+static const struct _hwtap_mce_code _hwtap_p6old_bus[] = {
+	_HWTAP_FLAG(28, "FRC error"), _HWTAP_FLAG(29, "BERR on this CPU"),
+};
+static const struct _hwtap_mce_code _hwtap_core2_bus[] = {
+	_HWTAP_FLAG(28, "MCE driven"), _HWTAP_FLAG(29, "MCE is observed"),
+	_HWTAP_FLAG(31, "BINIT observed"),
+};
+static const struct _hwtap_mce_number _hwtap_p6_syndrome[] = {
+	{47, 54, 1, 0, "ECC syndrome"},
+};
+
+/* Pentium 4 and Tulsa bus errors: bits 16-23 of the model-specific code */
+static const char *const _hwtap_p4_bus_words[8] = {
+	"FSB address parity", "Response hard fail", "Response parity",
+	"PIC and FSB data parity", "Invalid PIC request(Signature=0xF04H)",
+	"Pad state machine", "Pad strobe glitch", "Pad address glitch",
+};
+
+/* Nehalem: Intel QPI (bank 1's bus errors), its MCi_MISC, the memory controller, the
+ * internal errors */
+static const struct _hwtap_mce_code _hwtap_nhm_qpi[] = {
+	_HWTAP_FLAG(16, "QPI header had bad parity"),
+	_HWTAP_FLAG(17, "QPI Data packet had bad parity"),
+	_HWTAP_FLAG(18, "Number of QPI retries exceeded"),
+	_HWTAP_FLAG(19, "Received QPI data packet that was poisoned by sender"),
+	_HWTAP_FLAG(20, "QPI reserved 20"),
+	_HWTAP_FLAG(21, "QPI reserved 21"),
+	_HWTAP_FLAG(22, "QPI received unsupported message encoding"),
+	_HWTAP_FLAG(23, "QPI credit type is not supported"),
+	_HWTAP_FLAG(24, "Sender sent too many QPI flits to the receiver"),
+	_HWTAP_FLAG(25, "QPI Sender sent a failed response to receiver"),
+	_HWTAP_FLAG(26, "Clock jitter detected in internal QPI clocking"),
+};
+static const struct _hwtap_mce_code _hwtap_nhm_qpi_misc[] = {
+	_HWTAP_FLAG(14, "QPI misc reserved 14"),
+	_HWTAP_FLAG(15, "QPI misc reserved 15"),
+	_HWTAP_FLAG(24, "QPI Interleave/Head Indication Bit (IIB)"),
+};
+static const struct _hwtap_mce_number _hwtap_nhm_qpi_misc_numbers[] = {
+	{0, 7, 1, 0, "QPI class and opcode of packet with error"},
+	{8, 13, 1, 0, "QPI Request Transaction ID"},
+	{16, 18, 0, 1, "QPI Requestor/Home Node ID (RHNID)"},
+	{19, 23, 1, 0, "QPI miscreserved 19-23"},
+};
+static const struct _hwtap_mce_code _hwtap_nhm_memory[] = {
+	_HWTAP_FLAG(16, "Memory read ECC error"),
+	_HWTAP_FLAG(17, "Memory ECC error occurred during scrub"),
+	_HWTAP_FLAG(18, "Memory write parity error"),
+	_HWTAP_FLAG(19, "Memory error in half of redundant memory"),
+	_HWTAP_FLAG(20, "Memory reserved 20"),
+	_HWTAP_FLAG(21, "Memory access out of range"),
+	_HWTAP_FLAG(22, "Memory internal RTID invalid"),
+	_HWTAP_FLAG(23, "Memory address parity error"),
+	_HWTAP_FLAG(24, "Memory byte enable parity error"),
+};
+static const struct _hwtap_mce_number _hwtap_nhm_memory_numbers[] = {
+	{25, 37, 1, 0, "Memory MISC reserved 25..37"},
+	{38, 52, 0, 1, "Memory corrected error count (CORE_ERR_CNT)"},
+	{53, 56, 1, 0, "Memory MISC reserved 53..56"},
+};
+static const struct _hwtap_mce_number _hwtap_nhm_memory_misc_numbers[] = {
+	{0, 7, 1, 1, "Memory transaction Tracker ID (RTId)"},
+	{16, 17, 0, 1, "Memory DIMM ID of error"},
+	{18, 19, 0, 1, "Memory channel ID of error"},
+	{32, 63, 1, 1, "Memory ECC syndrome"},
+};
+static const char *const _hwtap_nhm_internal_words[] = {
+	[0x00] = "No Error",
+	[0x03] = "Reset firmware did not complete",
+	[0x08] = "Received an invalid CMPD",
+	[0x0a] = "Invalid Power Management Request",
+	[0x0d] = "Invalid S-state transition",
+	[0x11] = "VID controller does not match POC controller selected",
+	[0x1a] = "MSID from POC does not match CPU MSID",
+};
+static const struct _hwtap_mce_code _hwtap_nhm_internal[] = {
+	_HWTAP_CODE(24, _hwtap_nhm_internal_words),
+};
+static const struct _hwtap_mce_number _hwtap_nhm_internal_numbers[] = {
+	{16, 23, 1, 0, "Internal machine check status reserved 16..23"},
+	{32, 56, 1, 0, "Internal machine check status reserved 32..56"},
+};
+
+/* Dunnington and Tulsa: bus errors (rasdaemon reads their lists up to bit 17 and 19),
+ * and internal errors by the model-specific code (bits 31:16): front side, internal,
+ * corrected and uncorrected ECC on outgoing data */
+static const struct _hwtap_mce_code _hwtap_dnt_bus[] = {
+	_HWTAP_FLAG(16, "Parity error detected during FSB request phase"),
+};
+static const char *const _hwtap_dnt_front_words[15] = {
+	[0x1] = "Inclusion error from core 0",
+	[0x2] = "Inclusion error from core 1",
+	[0x3] = "Write Exclusive error from core 0",
+	[0x4] = "Write Exclusive error from core 1",
+	[0x5] = "Inclusion error from FSB",
+	[0x6] = "SNP stall error from FSB",
+	[0x7] = "Write stall error from FSB",
+	[0x8] = "FSB Arbiter Timeout error",
+	[0xa] = "Inclusion error from core 2",
+	[0xb] = "Write exclusive error from core 2",
+};
+static const char *const _hwtap_dnt_internal_words[15] = {
+	[0x2] = "Internal timeout error",
+	[0x3] = "Internal timeout error",
+	[0x4] = "Intel Cache Safe Technology Queue full error\nor disabled ways in a set overflow",
+	[0x5] = "Quiet cycle timeout error (correctable)",
+};
+static const struct _hwtap_mce_code _hwtap_dnt_internal[4][3] = {
+	{_HWTAP_CODE(0, _hwtap_dnt_front_words)},
+	{_HWTAP_CODE(8, _hwtap_dnt_internal_words)},
+	{_HWTAP_FLAG(1, "Correctable ECC event on outgoing core 0 data"),
+	 _HWTAP_FLAG(2, "Correctable ECC event on outgoing core 1 data"),
+	 _HWTAP_FLAG(3, "Correctable ECC event on outgoing core 2 data")},
+	{_HWTAP_FLAG(1, "Uncorrectable ECC event on outgoing core 0 data"),
+	 _HWTAP_FLAG(2, "Uncorrectable ECC event on outgoing core 1 data"),
+	 _HWTAP_FLAG(3, "Uncorrectable ECC event on outgoing core 2 data")},
+};
+static const struct _hwtap_mce_code _hwtap_tls_bus[] = {
+	_HWTAP_FLAG(16, "Parity error detected during FSB request phase"),
+	_HWTAP_FLAG(17, "Partity error detected on Core 0 request's address field"),
+	_HWTAP_FLAG(18, "Partity error detected on Core 1 request's address field"),
+};
+static const char *const _hwtap_tls_front_words[15] = {
+	[0x1] = "Inclusion error from core 0",
+	[0x2] = "Inclusion error from core 1",
+	[0x3] = "Write Exclusive error from core 0",
+	[0x4] = "Write Exclusive error from core 1",
+	[0x5] = "Inclusion error from FSB",
+	[0x6] = "SNP stall error from FSB",
+	[0x7] = "Write stall error from FSB",
+	[0x8] = "FSB Arbiter Timeout error",
+	[0x9] = "CBC OOD Queue Underflow/overflow",
+};
+static const char *const _hwtap_tls_internal_words[15] = {
+	[0x1] = "Enhanced Intel SpeedStep Technology TM1-TM2 Error",
+	[0x2] = "Internal timeout error",
+	[0x3] = "Internal timeout error",
+	[0x4] = "Intel Cache Safe Technology Queue full error\nor disabled ways in a set overflow",
+};
+static const struct _hwtap_mce_code _hwtap_tls_internal[4][3] = {
+	{_HWTAP_CODE(0, _hwtap_tls_front_words)},
+	{_HWTAP_CODE(8, _hwtap_tls_internal_words)},
+	{_HWTAP_FLAG(0, "Correctable ECC event on outgoing FSB data"),
+	 _HWTAP_FLAG(1, "Correctable ECC event on outgoing core 0 data"),
+	 _HWTAP_FLAG(2, "Correctable ECC event on outgoing core 1 data")},
+	{_HWTAP_FLAG(0, "Uncorrectable ECC event on outgoing FSB data"),
+	 _HWTAP_FLAG(1, "Uncorrectable ECC event on outgoing core 0 data"),
+	 _HWTAP_FLAG(2, "Uncorrectable ECC event on outgoing core 1 data")},
+};
+static const struct _hwtap_mce_number _hwtap_tls_corrected[] = {
+	{32, 39, 0, 0, "Corrected events"},
+};
+static const struct _hwtap_mce_number _hwtap_tls_syndrome[] = {
+	{44, 51, 1, 0, "ECC syndrome"},
+};
+
+/* Sandy Bridge(-EP) and Ivy Bridge-EP: the PCU (bank 4: bits 19:16, 31:24), the memory
+ * controller (Sandy Bridge's banks 8-11, Ivy Bridge-EP's 9-16: bits 24:16 as one code) */
+static const char *const _hwtap_snb_pcu_low[] = {
+	"No error", "Non_IMem_Sel", "I_Parity_Error", "Bad_OpCode", "I_Stack_Underflow",
+	"I_Stack_Overflow", "D_Stack_Underflow", "D_Stack_Overflow", "Non-DMem_Sel",
+	"D_Parity_Error",
+};
+static const char *const _hwtap_snb_pcu_high[] = {
+	[0x00] = "No Error",
+	[0x0D] = "MC_IMC_FORCE_SR_S3_TIMEOUT",
+	[0x0E] = "MC_MC_CPD_UNCPD_ST_TIMEOUT",
+	[0x0F] = "MC_PKGS_SAFE_WP_TIMEOUT",
+	[0x43] = "MC_PECI_MAILBOX_QUIESCE_TIMEOUT",
+	[0x5C] = "MC_MORE_THAN_ONE_LT_AGENT",
+	[0x60] = "MC_INVALID_PKGS_REQ_PCH",
+	[0x61] = "MC_INVALID_PKGS_REQ_QPI",
+	[0x62] = "MC_INVALID_PKGS_RES_QPI",
+	[0x63] = "MC_INVALID_PKGC_RES_PCH",
+	[0x64] = "MC_INVALID_PKG_STATE_CONFIG",
+	[0x70] = "MC_WATCHDG_TIMEOUT_PKGC_SLAVE",
+	[0x71] = "MC_WATCHDG_TIMEOUT_PKGC_MASTER",
+	[0x72] = "MC_WATCHDG_TIMEOUT_PKGS_MASTER",
+	[0x7A] = "MC_HA_FAILSTS_CHANGE_DETECTED",
+	[0x81] = "MC_RECOVERABLE_DIE_THERMAL_TOO_HOT",
+};
+static const char *const _hwtap_ivb_pcu_high[] = {
+	[0x00] = "No Error",
+	[0x0D] = "MC_IMC_FORCE_SR_S3_TIMEOUT",
+	[0x0E] = "MC_MC_CPD_UNCPD_ST_TIMEOUT",
+	[0x0F] = "MC_PKGS_SAFE_WP_TIMEOUT",
+	[0x43] = "MC_PECI_MAILBOX_QUIESCE_TIMEOUT",
+	[0x44] = "MC_CRITICAL_VR_FAILED",
+	[0x45] = "MC_ICC_MAX-NOTSUPPORTED",
+	[0x5C] = "MC_MORE_THAN_ONE_LT_AGENT",
+	[0x60] = "MC_INVALID_PKGS_REQ_PCH",
+	[0x61] = "MC_INVALID_PKGS_REQ_QPI",
+	[0x62] = "MC_INVALID_PKGS_RES_QPI",
+	[0x63] = "MC_INVALID_PKGC_RES_PCH",
+	[0x64] = "MC_INVALID_PKG_STATE_CONFIG",
+	[0x70] = "MC_WATCHDG_TIMEOUT_PKGC_SLAVE",
+	[0x71] = "MC_WATCHDG_TIMEOUT_PKGC_MASTER",
+	[0x72] = "MC_WATCHDG_TIMEOUT_PKGS_MASTER",
+	[0x7A] = "MC_HA_FAILSTS_CHANGE_DETECTED",
+	[0x7B] = "MC_PCIE_R2PCIE-RW_BLOCK_ACK_TIMEOUT",
+	[0x81] = "MC_RECOVERABLE_DIE_THERMAL_TOO_HOT",
+};
+static const struct _hwtap_mce_code _hwtap_snb_pcu[] = {
+	_HWTAP_CODE(16, _hwtap_snb_pcu_low), _HWTAP_CODE(24, _hwtap_snb_pcu_high),
+};
+static const struct _hwtap_mce_code _hwtap_ivb_pcu[] = {
+	_HWTAP_CODE(16, _hwtap_snb_pcu_low), _HWTAP_CODE(24, _hwtap_ivb_pcu_high),
+};
+static const char *const _hwtap_snb_imc_words[] = {
+	[0x001] = "Address parity error",
+	[0x002] = "HA Wrt buffer Data parity error",
+	[0x004] = "HA Wrt byte enable parity error",
+	[0x008] = "Corrected patrol scrub error",
+	[0x010] = "Uncorrected patrol scrub error",
+	[0x020] = "Corrected spare error",
+	[0x040] = "Uncorrected spare error",
+};
+static const char *const _hwtap_ivb_imc_words[] = {
+	[0x001] = "Address parity error",
+	[0x002] = "HA Wrt buffer Data parity error",
+	[0x004] = "HA Wrt byte enable parity error",
+	[0x008] = "Corrected patrol scrub error",
+	[0x010] = "Uncorrected patrol scrub error",
+	[0x020] = "Corrected spare error",
+	[0x040] = "Uncorrected spare error",
+	[0x080] = "Corrected memory read error",
+	[0x100] = "iMC, WDB, parity errors",
+};
+static const struct _hwtap_mce_code _hwtap_snb_imc[] = {
+	_HWTAP_CODE(16, _hwtap_snb_imc_words),
+};
+static const struct _hwtap_mce_code _hwtap_ivb_imc[] = {
+	_HWTAP_CODE(16, _hwtap_ivb_imc_words),
+};
+
+/* Broadwell-DE: the PCU's code (bits 31:24), the memory controller's flags (banks 9, 10) */
+static const char *const _hwtap_bdw_de_pcu_words[] = {
+	[0x00] = "No Error",
+	[0x09] = "MC_MESSAGE_CHANNEL_TIMEOUT",
+	[0x13] = "MC_DMI_TRAINING_TIMEOUT",
+	[0x15] = "MC_DMI_CPU_RESET_ACK_TIMEOUT",
+	[0x1E] = "MC_VR_ICC_MAX_LT_FUSED_ICC_MAX",
+	[0x25] = "MC_SVID_COMMAN_TIMEOUT",
+	[0x26] = "MCA_PKGC_DIRECT_WAKE_RING_TIMEOUT",
+	[0x29] = "MC_VR_VOUT_MAC_LT_FUSED_SVID",
+	[0x2B] = "MC_PKGC_WATCHDOG_HANG_CBZ_DOWN",
+	[0x2C] = "MC_PKGC_WATCHDOG_HANG_CBZ_UP",
+	[0x44] = "MC_CRITICAL_VR_FAILED",
+	[0x46] = "MC_VID_RAMP_DOWN_FAILED",
+	[0x49] = "MC_SVID_WRITE_REG_VOUT_MAX_FAILED",
+	[0x4B] = "MC_BOOT_VID_TIMEOUT_DRAM_0",
+	[0x4F] = "MC_SVID_COMMAND_ERROR",
+	[0x52] = "MC_FIVR_CATAS_OVERVOL_FAULT",
+	[0x53] = "MC_FIVR_CATAS_OVERCUR_FAULT",
+	[0x57] = "MC_SVID_PKGC_REQUEST_FAILED",
+	[0x58] = "MC_SVID_IMON_REQUEST_FAILED",
+	[0x59] = "MC_SVID_ALERT_REQUEST_FAILED",
+	[0x62] = "MC_INVALID_PKGS_RSP_QPI",
+	[0x64] = "MC_INVALID_PKG_STATE_CONFIG",
+	[0x67] = "MC_HA_IMC_RW_BLOCK_ACK_TIMEOUT",
+	[0x6A] = "MC_MSGCH_PMREQ_CMP_TIMEOUT",
+	[0x72] = "MC_WATCHDOG_TIMEOUT_PKGS_MASTER",
+	[0x81] = "MC_RECOVERABLE_DIE_THERMAL_TOO_HOT",
+};
+static const struct _hwtap_mce_code _hwtap_bdw_de_pcu[] = {
+	_HWTAP_CODE(24, _hwtap_bdw_de_pcu_words),
+};
+static const struct _hwtap_mce_code _hwtap_bdw_de_imc[] = {
+	_HWTAP_FLAG(16, "Address parity error"),
+	_HWTAP_FLAG(17, "HA Wrt buffer Data parity error"),
+	_HWTAP_FLAG(18, "HA Wrt byte enable parity error"),
+	_HWTAP_FLAG(19, "Corrected patrol scrub error"),
+	_HWTAP_FLAG(20, "Uncorrected patrol scrub error"),
+	_HWTAP_FLAG(21, "Corrected spare error"),
+	_HWTAP_FLAG(22, "Uncorrected spare error"),
+	_HWTAP_FLAG(23, "Corrected memory read error"),
+	_HWTAP_FLAG(24, "iMC, WDB, parity errors"),
+};
+
+/* Knights Landing and Mill: the memory controllers' and EDCs' flags (banks 7-16) */
+static const struct _hwtap_mce_code _hwtap_knl_imc[] = {
+	_HWTAP_FLAG(16, "CA Parity error"),
+	_HWTAP_FLAG(17, "Internal Parity error except WDB"),
+	_HWTAP_FLAG(18, "Internal Parity error from WDB"),
+	_HWTAP_FLAG(19, "Correctable Patrol Scrub"),
+	_HWTAP_FLAG(20, "Uncorrectable Patrol Scrub"),
+	_HWTAP_FLAG(21, "Spare Correctable Error"),
+	_HWTAP_FLAG(22, "Spare UC Error"),
+	_HWTAP_FLAG(23, "CORR Chip fail even MC only, 4 bit burst error EDC only"),
+};
+static const char *const _hwtap_knl_requests[5] = {
+	"Undefined request", "Read", "Write", "CA error", "Scrub error",
+};
+
+/* ---- the words ------------------------------------------------------------------------- */
+
+/* Dunnington's and Tulsa's internal errors: by the model-specific code. */
+static __attribute__((unused)) void _hwtap_mce_fsb_internal(struct _hwtap_mce_texts *t,
+				    const struct _hwtap_mce_code table[4][3],
+				    unsigned long long status)
+{
+	unsigned int code = status >> 16 & 0xffff, which;
+
+	if ((code & 0xfff0) == 0)
+		which = 0;
+	else if ((code & 0xf0ff) == 0)
+		which = 1;
+	else if ((code & 0xfff0) == 0xc000)
+		which = 2;
+	else if ((code & 0xfff0) == 0xe000)
+		which = 3;
+	else
+		return;
+	_hwtap_mce_codes(&t->error_msg, table[which], which < 2 ? 1 : 3, code);
+}
+
+/* A corrected memory-controller error of banks FIRST..LAST with a channel (not 15): its
+ * channel, and the ranks MCi_MISC names. BOTH: Sandy and Ivy Bridge-EP's way (the two
+ * ranks always, -1 for one not named); else Haswell's (rank 1 only with rank 0). */
+static __attribute__((unused)) void _hwtap_mce_imc_location(struct _hwtap_mce_texts *t, unsigned int bank,
+				    unsigned long long status, unsigned long long misc,
+				    unsigned int first, unsigned int last, int both)
+{
+	int rank0 = -1, rank1 = -1;
+
+	if ((status & 0xffff) >> 7 != 1 || bank < first || bank > last ||
+	    status >> 61 & 1 || (status & 0xefff) >> 7 != 1 || (status & 15) == 15)
+		return;
+	_hwtap_mce_add(&t->mc_location, "memory_channel=%d", (int)(status & 15));
+	if (misc >> 62 & 1)
+		rank0 = misc >> 46 & 0x1f;
+	if (misc >> 63 & 1 && (both || rank0 != -1))
+		rank1 = misc >> 51 & 0x1f;
+	if (both || (rank0 != -1 && rank1 != -1))
+		_hwtap_mce_add(&t->mc_location, "ranks=%d and %d", rank0, rank1);
+	else if (rank0 != -1)
+		_hwtap_mce_add(&t->mc_location, "rank=%d", rank0);
+}
+
+/* Knights Landing's and Mill's memory location: channels 3-5 in bank 15. */
+static __attribute__((unused)) void _hwtap_mce_knl_location(struct _hwtap_mce_texts *t, unsigned int bank,
+				    unsigned long long status, unsigned long long misc)
+{
+	int rank0 = -1, rank1 = -1;
+
+	if ((status & 0xffff) >> 7 != 1 || bank < 7 || bank > 16 || status >> 61 & 1 ||
+	    (status & 0xefff) >> 7 != 1)
+		return;
+	if ((status & 15) == 15) {
+		_hwtap_mce_add(&t->mc_location, "memory_channel=unspecified");
+		return;
+	}
+	_hwtap_mce_add(&t->mc_location, "memory_channel=%d",
+		       (int)(status & 15) + 3 * (bank == 15));
+	if (misc >> 62 & 1)
+		rank0 = misc >> 46 & 0x1f;
+	if (misc >> 63 & 1)
+		rank1 = misc >> 51 & 0x1f;
+	if (rank0 != -1 && rank1 != -1)
+		_hwtap_mce_add(&t->mc_location, "ranks=%d and %d", rank0, rank1);
+	else if (rank0 != -1)
+		_hwtap_mce_add(&t->mc_location, "rank=%d", rank0);
+}
+
+/* The model-specific words rasdaemon adds for a record of CPU (_hwtap_intel_cpu()) in BANK,
+ * after its architectural ones: for the families above (others: nothing). MISC: MCi_MISC,
+ * or 0 with MISC_KNOWN 0 (a script's mce_model_str(), which has no misc: what MCi_MISC
+ * says is left out). */
+static __attribute__((unused)) void _hwtap_mce_intel_words(struct _hwtap_mce_texts *t, int cpu, unsigned int bank,
+				   unsigned long long status, unsigned long long misc,
+				   int misc_known)
+{
+	unsigned int mca = status & 0xffff;
+	int miscv = misc_known && (status >> 59 & 1);
+	unsigned int i;
+
+	/* bus and interconnect errors */
+	if (mca >> 11 == 1) {
+		switch (cpu) {
+		case _HWTAP_INTEL_P6OLD:
+			_HWTAP_CODES(&t->error_msg, _hwtap_p6old_bus, status);
+			_HWTAP_NUMBERS(t, _hwtap_p6_syndrome, status);
+			break;
+		case _HWTAP_INTEL_DUNNINGTON:
+		case _HWTAP_INTEL_CORE2:
+		case _HWTAP_INTEL_NEHALEM:
+		case _HWTAP_INTEL_XEON75XX:
+			_HWTAP_CODES(&t->error_msg, _hwtap_core2_bus, status);
+			_HWTAP_NUMBERS(t, _hwtap_p6_syndrome, status);
+			break;
+		case _HWTAP_INTEL_TULSA:
+		case _HWTAP_INTEL_P4:
+			for (i = 0; i < 8; i++)
+				if (status >> (16 + i) & 1)
+					_hwtap_mce_add(&t->error_msg, "%s",
+						       _hwtap_p4_bus_words[i]);
+			break;
+		}
+	}
+	switch (cpu) {
+	case _HWTAP_INTEL_NEHALEM:
+		if (mca >> 11 == 1) {
+			_HWTAP_CODES(&t->error_msg, _hwtap_nhm_qpi, status);
+			if (miscv) {
+				_HWTAP_NUMBERS(t, _hwtap_nhm_qpi_misc_numbers, misc);
+				_HWTAP_CODES(&t->error_msg, _hwtap_nhm_qpi_misc, misc);
+			}
+		} else if (mca == 1) {
+			_HWTAP_CODES(&t->error_msg, _hwtap_nhm_internal, status);
+			_HWTAP_NUMBERS(t, _hwtap_nhm_internal_numbers, status);
+		} else if (mca >> 7 == 1) {
+			_HWTAP_CODES(&t->error_msg, _hwtap_nhm_memory, status);
+			_HWTAP_NUMBERS(t, _hwtap_nhm_memory_numbers, status);
+			if (miscv)
+				_HWTAP_NUMBERS(t, _hwtap_nhm_memory_misc_numbers, misc);
+		}
+		if (mca >> 7 == 1 && miscv)
+			_hwtap_mce_add(&t->mc_location, "channel=%d, dimm=%d",
+				       (int)(misc >> 18 & 3), (int)(misc >> 16 & 3));
+		break;
+	case _HWTAP_INTEL_XEON75XX:
+		if (mca == 1) {
+			_HWTAP_CODES(&t->error_msg, _hwtap_nhm_internal, status);
+			_HWTAP_NUMBERS(t, _hwtap_nhm_internal_numbers, status);
+		}
+		break;
+	case _HWTAP_INTEL_DUNNINGTON:
+		if (mca == 0xe0f)
+			_HWTAP_CODES(&t->error_msg, _hwtap_dnt_bus, status);
+		else if (mca == 0x400)
+			_hwtap_mce_fsb_internal(t, _hwtap_dnt_internal, status);
+		break;
+	case _HWTAP_INTEL_TULSA:
+		_HWTAP_NUMBERS(t, _hwtap_tls_corrected, status);
+		if (status >> 52 & 1)
+			_HWTAP_NUMBERS(t, _hwtap_tls_syndrome, status);
+		if (miscv)
+			_hwtap_mce_add(&t->mcistatus_msg, "MISC format %llx value %llx%s",
+				       status >> 40 & 3, misc, t->nl);
+		if (mca == 0xe0f)
+			_HWTAP_CODES(&t->error_msg, _hwtap_tls_bus, status);
+		else if (mca == 0x400)
+			_hwtap_mce_fsb_internal(t, _hwtap_tls_internal, status);
+		break;
+	case _HWTAP_INTEL_SNB:
+	case _HWTAP_INTEL_SNB_EP:
+		if (bank == 4)
+			_HWTAP_CODES(&t->error_msg, _hwtap_snb_pcu, status);
+		else if ((bank == 6 || bank == 7) && cpu == _HWTAP_INTEL_SNB_EP)
+			_hwtap_mce_add(&t->bank_name, "QPI");
+		else if (bank >= 8 && bank <= 11)
+			_HWTAP_CODES(&t->error_msg, _hwtap_snb_imc, status);
+		_hwtap_mce_imc_location(t, bank, status, misc_known ? misc : 0, 8, 11, 1);
+		break;
+	case _HWTAP_INTEL_IVB_EPEX:
+		if (bank == 4)
+			_HWTAP_CODES(&t->error_msg, _hwtap_ivb_pcu, status);
+		else if (bank == 5)
+			_hwtap_mce_add(&t->bank_name, "QPI");
+		else if (bank >= 9 && bank <= 16)
+			_HWTAP_CODES(&t->error_msg, _hwtap_ivb_imc, status);
+		_hwtap_mce_imc_location(t, bank, status, misc_known ? misc : 0, 9, 16, 1);
+		break;
+	case _HWTAP_INTEL_BDW_DE:
+		if (bank == 4) {
+			unsigned int code = mca & ~0x1000u;
+
+			if (code == 0x402 || code == 0x403)
+				_hwtap_mce_add(&t->mcastatus_msg, "Internal errors ");
+			else if (code == 0x406)
+				_hwtap_mce_add(&t->mcastatus_msg, "Intel TXT errors ");
+			else if (code == 0x407)
+				_hwtap_mce_add(&t->mcastatus_msg, "Other UBOX Internal errors ");
+			if (status >> 16 & 3)
+				_hwtap_mce_add(&t->mcastatus_msg, "PCU internal error ");
+			if (status >> 20 & 4)
+				_hwtap_mce_add(&t->mcastatus_msg, "Ubox error ");
+			_HWTAP_CODES(&t->error_msg, _hwtap_bdw_de_pcu, status);
+		} else if (bank == 9 || bank == 10) {
+			_hwtap_mce_add(&t->mcastatus_msg, "MemCtrl: ");
+			_HWTAP_CODES(&t->error_msg, _hwtap_bdw_de_imc, status);
+		}
+		_hwtap_mce_imc_location(t, bank, status, misc_known ? misc : 0, 9, 16, 0);
+		break;
+	case _HWTAP_INTEL_KNL:
+	case _HWTAP_INTEL_KNM:
+		if (bank == 5) {
+			if (mca == 0x402)
+				_hwtap_mce_add(&t->mcastatus_msg, "PCU Internal Errors");
+			else if (mca == 0x403)
+				_hwtap_mce_add(&t->mcastatus_msg, "VCU Internal Errors");
+			else if (mca == 0x407)
+				_hwtap_mce_add(&t->mcastatus_msg, "Other UBOX Internal Errors");
+		} else if (bank >= 7 && bank <= 16) {
+			unsigned int request = mca >> 4 & 15;
+
+			if (mca == 5)
+				_hwtap_mce_add(&t->mcastatus_msg, "Internal Parity error");
+			else if (request < 5)
+				_hwtap_mce_add(&t->mcastatus_msg, "%s on channel %d",
+					       _hwtap_knl_requests[request],
+					       (int)(mca & 15) + 3 * (bank == 15));
+			_HWTAP_CODES(&t->error_msg, _hwtap_knl_imc, status);
+		}
+		_hwtap_mce_knl_location(t, bank, status, misc_known ? misc : 0);
+		break;
+	}
+}
+
+#endif

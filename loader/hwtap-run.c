@@ -1355,7 +1355,6 @@ static void report(const Run *r)
 			r->refused == 1 ? "" : "s", r->max_commands, r->started);
 }
 
-/* From the loaded module to its end of output: the exit status. */
 /* The target process: -c CMD's, or -x PID's (the hwtap_target parameter hwtap gives), or
  * 0. */
 static pid_t target_pid(const Run *r)
@@ -1368,6 +1367,7 @@ static pid_t target_pid(const Run *r)
 	return 0;
 }
 
+/* From the loaded module to its end of output: the exit status. */
 static int session(Run *r)
 {
 	SessionInfo si;

@@ -3,12 +3,12 @@
  * mc_location that rasdaemon writes for a record, made from its raw registers for the CPU
  * it names (hwtap-run --ras-db, rasdb.c). Intel's architectural error codes for every
  * Intel CPU; the model-specific codes of P6, Core 2, Dunnington, Nehalem, Xeon 7500,
- * Pentium 4, Tulsa, Sandy Bridge(-EP), Ivy Bridge-EP, Broadwell-DE and Knights
- * Landing/Mill (runtime/mce_intel.h, code the tapset compiles too), Haswell-EP's,
+ * Pentium 4, Tulsa, Sandy Bridge(-EP), Ivy Bridge-EP, Broadwell-DE, Knights Landing/Mill
+ * and Granite Rapids (runtime/mce_intel.h, code the tapset compiles too), Haswell-EP's,
  * Broadwell-EP's, Skylake-SP's and the 10 nm server models' (the tables of mce_hsw.h,
  * mce_skx.h and mce_i10nm.h); AMD's Scalable MCA (mce_smca.h) and K8 (mce_k8.h, code
- * both sides compile). What rasdaemon adds for other families (Granite Rapids and later,
- * Zhaoxin) is left out, and said in hwtap-ras(7).
+ * both sides compile). What rasdaemon adds for other families (Diamond Rapids, Zhaoxin)
+ * is left out, and said in hwtap-ras(7).
  */
 #define _GNU_SOURCE
 #include <stdarg.h>

@@ -5,9 +5,11 @@
  * older families and the ones with code of their own: P6 (before Core 2), Core 2,
  * Dunnington (Xeon 7400), Nehalem and Westmere, Xeon 7500 (Nehalem-EX), Pentium 4 and
  * Tulsa (Xeon 7100), Sandy Bridge and Sandy Bridge-EP, Ivy Bridge-EP/EX, Broadwell-DE,
- * Knights Landing and Knights Mill. The tables and words are rasdaemon's
+ * Knights Landing and Knights Mill, Granite Rapids and its siblings. The tables and
+ * words are rasdaemon's
  * (mce-intel-p4-p6.c, -dunnington.c, -tulsa.c, -nehalem.c, -sb.c, -ivb.c,
- * -broadwell-de.c, -knl.c, which cite the Intel SDM Vol. 3B's model-specific tables),
+ * -broadwell-de.c, -knl.c, which cite the Intel SDM Vol. 3B's model-specific tables), and
+ * Granite Rapids(-D), Sierra Forest and Clearwater Forest (-granite.c, from mcelog),
  * taken entry by entry, quirks and all: rasdaemon reads a field list up to its first
  * unnamed field, so the fields after one are never printed, and here they are left out;
  * its Sandy and Ivy Bridge-EP code names both ranks even when MCi_MISC gives neither
@@ -32,6 +34,7 @@ enum _hwtap_intel_cpu {
 	_HWTAP_INTEL_HSW, _HWTAP_INTEL_HSW_EPEX, _HWTAP_INTEL_BDW, _HWTAP_INTEL_BDW_DE,
 	_HWTAP_INTEL_BDW_EPEX, _HWTAP_INTEL_KNL, _HWTAP_INTEL_KNM, _HWTAP_INTEL_SKX,
 	_HWTAP_INTEL_I10NM,		/* Ice Lake-SP/-D, Tremont-D, Sapphire/Emerald Rapids */
+	_HWTAP_INTEL_GRANITE,		/* Granite Rapids(-D), Sierra and Clearwater Forest */
 };
 
 /* The type of an Intel CPU of FAMILY and MODEL (the extended ones added), as rasdaemon
@@ -52,7 +55,9 @@ static inline int _hwtap_intel_cpu(unsigned int family, unsigned int model)
 		{0x57, _HWTAP_INTEL_KNL}, {0x85, _HWTAP_INTEL_KNM}, {0x55, _HWTAP_INTEL_SKX},
 		{0x6a, _HWTAP_INTEL_I10NM}, {0x6c, _HWTAP_INTEL_I10NM},
 		{0x86, _HWTAP_INTEL_I10NM}, {0x8f, _HWTAP_INTEL_I10NM},
-		{0xcf, _HWTAP_INTEL_I10NM},
+		{0xcf, _HWTAP_INTEL_I10NM}, {0xad, _HWTAP_INTEL_GRANITE},
+		{0xae, _HWTAP_INTEL_GRANITE}, {0xaf, _HWTAP_INTEL_GRANITE},
+		{0xdd, _HWTAP_INTEL_GRANITE},
 	};
 	unsigned int i;
 
@@ -366,6 +371,162 @@ static const char *const _hwtap_knl_requests[5] = {
 	"Undefined request", "Read", "Write", "CA error", "Scrub error",
 };
 
+/* Granite Rapids (-D), Sierra Forest, Clearwater Forest: UPI (bank 5), the Punit (6),
+ * B2CMI (12), the memory channels (13-24, by their code's high byte) and the DRAM
+ * address a memory channel's MCi_MISC holds (rasdaemon's mce-intel-granite.c) */
+static const char *const _hwtap_gnr_upi_words[] = {
+	[0x00] = "UC Phy Initialization Failure (NumInit)",
+	[0x01] = "UC Phy Detected Drift Buffer Alarm",
+	[0x02] = "UC Phy Detected Latency Buffer Rollover",
+	[0x10] = "UC LL Rx detected CRC error: unsuccessful LLR (entered Abort state)",
+	[0x11] = "UC LL Rx Unsupported/Undefined packet",
+	[0x12] = "UC LL or Phy Control Error",
+	[0x13] = "UC LL Rx Parameter Exception",
+	[0x14] = "UC LL TDX Failure",
+	[0x15] = "UC LL SGX Failure",
+	[0x16] = "UC LL Tx SDC Parity Error",
+	[0x17] = "UC LL Rx SDC Parity Error",
+	[0x18] = "UC LL FLE Failure",
+	[0x1F] = "UC LL Detected Control Error",
+	[0x20] = "COR Phy Initialization Abort",
+	[0x21] = "COR Phy Inband Reset",
+	[0x22] = "COR Phy Lane failure, recovery in x8 width",
+	[0x23] = "COR Phy L0c error corrected without Phy reset",
+	[0x24] = "COR Phy L0c error triggering Phy reset",
+	[0x25] = "COR Phy L0p exit error corrected with reset",
+	[0x30] = "COR LL Rx detected CRC error: successful LLR without Phy Reinit",
+	[0x31] = "COR LL Rx detected CRC error: successful LLR with Phy Reinit",
+};
+static const char *const _hwtap_gnr_punit_low[] = {
+	[0x02] = "Power Management Unit microcontroller double-bit ECC error",
+	[0x03] = "Power Management Unit microcontroller double-bit ECC error",
+	[0x08] = "Power Management Unit microcontroller error",
+	[0x09] = "Power Management Unit microcontroller error",
+	[0x0a] = "Power Management Unit microcontroller patch load error",
+	[0x0b] = "Power Management Unit microcontroller POReqValid error",
+	[0x10] = "Power Management Unit microcontroller TeleSRAM double-bit ECC error",
+	[0x20] = "Power Management Agent signaled error",
+	[0x80] = "S3M signaled error",
+	[0xa0] = "Power Management Unit HPMSRAM double-bit ECC error detected",
+	[0xb0] = "Power Management Unit TPMISRAM double-bit ECC error detected",
+};
+static const char *const _hwtap_gnr_punit_high[] = {
+	[0x09] = "MCA_TSC_DOWNLOAD_TIMEOUT: TSC download timed out",
+	[0x0b] = "MCA_GPSB_TIMEOUT: GPSB does not respond within timeout value",
+	[0x0c] = "MCA_PMSB_TIMEOUT: PMSB does not respond within timeout value",
+	[0x10] = "MCA_PMAX_CALIB_ERROR: PMAX calibration error",
+	[0x1a] = "MCA_DISP_RUN_BUSY_TIMEOUT: Dispatcher busy beyond timeout",
+	[0x1d] = "MCA_MORE_THAN_ONE_LT_AGENT: During Boot Mode Processing, >1 LT Agent detected",
+	[0x23] = "MCA_PCU_SVID_ERROR: SVID error",
+	[0x35] = "MCA_SVID_LOADLINE_INVALID: Invalid SVID VCCIN Loadline resistance value",
+	[0x36] = "MCA_SVID_ICCMAX_INVALID: Invalid SVID ICCMAX value",
+	[0x40] = "MCA_SVID_VIDMAX_INVALID: Invalid SVID VID_MAX value",
+	[0x41] = "MCA_SVID_VDDRAMP_INVALID: Invalid ramp voltage for VDD_RAMP",
+	[0x48] = "MCA_ITD_FUSE_INVALID: ITD fuse settings are not valid",
+	[0x49] = "MCA_SVID_DC_LL_INVALID: ITD fuse settings are not valid",
+	[0x4a] = "MCA_FIVR_PD_HARDERR: PM event has issued some FIVR Fault",
+	[0x4c] = "MCA_HPM_DOUBLE_BIT_ERROR_DETECTED: Read from HPM SRAM resulted in Double bit error",
+	[0x56] = "SVID_ACTIVE_VID_FUSE_ERROR: Invalid fuse values programmed for SVID Active vid",
+};
+static const char *const _hwtap_gnr_b2cmi_words[] = {
+	[0x01] = "Read ECC error",
+	[0x02] = "Bucket1 error",
+	[0x03] = "Tracker Parity error",
+	[0x04] = "Security mismatch",
+	[0x07] = "Read completion parity error",
+	[0x08] = "Response parity error",
+	[0x09] = "Timeout error",
+	[0x0a] = "Address parity error",
+	[0x0c] = "CMI credit over subscription error",
+	[0x0d] = "SAI mismatch error",
+};
+static const char *const _hwtap_gnr_mcchan_0[] = {
+	[0x01] = "Address Parity Error (APPP)",
+	[0x02] = "CMI Wr data parity Error on sCH0",
+	[0x03] = "CMI Uncorr/Corr ECC error on sCH0",
+	[0x04] = "CMI Wr BE parity Error on sCH0",
+	[0x05] = "CMI Wr MAC parity Error on sCH0",
+	[0x08] = "Corr Patrol Scrub Error",
+	[0x10] = "UnCorr Patrol Scrub Error",
+	[0x20] = "Corr Spare Error",
+	[0x40] = "UnCorr Spare Error",
+	[0x80] = "Transient or Correctable Error for Demand or Underfill Reads",
+	[0xa0] = "Uncorrectable Error for Demand or Underfill Reads",
+	[0xb0] = "Poison was read from memory when poison was disabled in memory controller",
+	[0xc0] = "Read 2LM MetaData Error",
+};
+static const char *const _hwtap_gnr_mcchan_1[] = {
+	[0x00] = "WDB Read Parity Error on sCH0",
+	[0x02] = "WDB Read Uncorr/Corr ECC Error on sCH0",
+	[0x04] = "WDB BE Read Parity Error on sCH0",
+	[0x06] = "WDB Read Persistent Corr ECC Error on sCH0",
+	[0x08] = "DDR Link Fail",
+	[0x09] = "Illegal incoming opcode",
+};
+static const char *const _hwtap_gnr_mcchan_2[] = { "DDR CAParity or WrCRC Error" };
+static const char *const _hwtap_gnr_mcchan_4[] = { "Scheduler address parity error" };
+static const char *const _hwtap_gnr_mcchan_8[] = {
+	[0x32] = "MC Internal Errors",
+	[0x33] = "MCTracker Address RF parity error",
+};
+static const char *const _hwtap_gnr_mcchan_32[] = {
+	[0x02] = "CMI Wr data parity Error on sCH1",
+	[0x03] = "CMI Uncorr/Corr ECC error on sCH1",
+	[0x04] = "CMI Wr BE parity Error on sCH1",
+	[0x05] = "CMI Wr MAC parity Error on sCH1",
+};
+static const char *const _hwtap_gnr_mcchan_33[] = {
+	[0x00] = "WDB Read Parity Error on sCH1",
+	[0x02] = "WDB Read Uncorr/Corr ECC Error on sCH1",
+	[0x04] = "WDB BE Read Parity Error on sCH1",
+	[0x06] = "WDB Read Persistent Corr ECC Error on sCH1",
+};
+/* the memory channels' tables by the code's high byte (bits 31:24) */
+static const struct { unsigned char high; struct _hwtap_mce_code code; } _hwtap_gnr_mcchan[] = {
+	{0, _HWTAP_CODE(0, _hwtap_gnr_mcchan_0)}, {1, _HWTAP_CODE(0, _hwtap_gnr_mcchan_1)},
+	{2, _HWTAP_CODE(0, _hwtap_gnr_mcchan_2)}, {4, _HWTAP_CODE(0, _hwtap_gnr_mcchan_4)},
+	{8, _HWTAP_CODE(0, _hwtap_gnr_mcchan_8)}, {32, _HWTAP_CODE(0, _hwtap_gnr_mcchan_32)},
+	{33, _HWTAP_CODE(0, _hwtap_gnr_mcchan_33)},
+};
+static const struct _hwtap_mce_code _hwtap_gnr_upi = _HWTAP_CODE(0, _hwtap_gnr_upi_words);
+static const struct _hwtap_mce_code _hwtap_gnr_punit[] = {
+	_HWTAP_CODE(0, _hwtap_gnr_punit_low), _HWTAP_CODE(0, _hwtap_gnr_punit_high),
+};
+static const struct _hwtap_mce_code _hwtap_gnr_b2cmi = _HWTAP_CODE(0, _hwtap_gnr_b2cmi_words);
+static const char *const _hwtap_gnr_ecc_modes[11] = {
+	[1] = "SDDC 128b 1LM", [2] = "SDDC 125b 1LM", [3] = "SDDC 96b 1LM",
+	[4] = "SDDC 96b 2LM", [5] = "ADDDC 80b 1LM", [6] = "ADDDC 80b 2LM",
+	[7] = "ADDDC 64b 1LM", [8] = "9x4 61b 1LM", [9] = "9x4 32b 1LM", [10] = "9x4 32b 2LM",
+};
+
+/* Granite Rapids' memory channel MCi_MISC: the DRAM address, the failed device, the ECC
+ * mode (each line as rasdaemon ends it). */
+static __attribute__((unused)) void _hwtap_mce_gnr_misc(struct _hwtap_mce_texts *t,
+							 unsigned long long status,
+							 unsigned long long misc)
+{
+	struct _hwtap_mce_text *to = t->dram.s ? &t->dram : &t->error_msg;
+	unsigned int code = status >> 16 & 0xffff, mode = misc >> 58 & 15;
+	int transient = misc >> 63 & 1;
+
+	if (code >= 0x800 && code <= 0x82f)
+		return;
+	_hwtap_mce_add(to, "bank: 0x%x bankgroup: 0x%x row: 0x%x column: 0x%x%s",
+		       (unsigned int)(misc >> 37 & 3), (unsigned int)(misc >> 39 & 7),
+		       (unsigned int)(misc >> 19 & 0x3ffff), (unsigned int)(misc >> 9 & 0x3ff) << 2,
+		       t->nl);
+	if (!transient)
+		_hwtap_mce_add(to, "failed device: 0x%x%s", (unsigned int)(misc >> 43 & 0x3f),
+			       t->nl);
+	_hwtap_mce_add(to, "chipselect: 0x%x subrank: 0x%x%s", (unsigned int)(misc >> 55 & 7),
+		       (unsigned int)(misc >> 51 & 15), t->nl);
+	_hwtap_mce_add(to, "ecc mode: ");
+	_hwtap_mce_add(to, "%s%s", mode < 11 && _hwtap_gnr_ecc_modes[mode] ?
+		       _hwtap_gnr_ecc_modes[mode] : "Invalid/unknown ECC mode", t->nl);
+	if (transient)
+		_hwtap_mce_add(to, "transient%s", t->nl);
+}
+
 /* ---- the words ------------------------------------------------------------------------- */
 
 /* Dunnington's and Tulsa's internal errors: by the model-specific code. */
@@ -555,6 +716,28 @@ static __attribute__((unused)) void _hwtap_mce_intel_words(struct _hwtap_mce_tex
 			_HWTAP_CODES(&t->error_msg, _hwtap_bdw_de_imc, status);
 		}
 		_hwtap_mce_imc_location(t, bank, status, misc_known ? misc : 0, 9, 16, 0);
+		break;
+	case _HWTAP_INTEL_GRANITE:
+		if (bank == 5) {
+			_hwtap_mce_add(&t->error_msg, "UPI: ");
+			_hwtap_mce_codes(&t->error_msg, &_hwtap_gnr_upi, 1, status >> 16 & 0xffff);
+		} else if (bank == 6) {
+			_hwtap_mce_add(&t->error_msg, "Punit: ");
+			_hwtap_mce_codes(&t->error_msg, &_hwtap_gnr_punit[0], 1, status >> 16 & 0xff);
+			_hwtap_mce_codes(&t->error_msg, &_hwtap_gnr_punit[1], 1, status >> 24 & 0xff);
+		} else if (bank == 12) {
+			_hwtap_mce_add(&t->error_msg, "B2CMI: ");
+			_hwtap_mce_codes(&t->error_msg, &_hwtap_gnr_b2cmi, 1, status >> 16 & 0xffff);
+		} else if (bank >= 13 && bank <= 24) {
+			_hwtap_mce_add(&t->error_msg, "MCCHAN: ");
+			for (i = 0; i < _HWTAP_NELEM(_hwtap_gnr_mcchan); i++)
+				if (_hwtap_gnr_mcchan[i].high == (status >> 24 & 0xff))
+					_hwtap_mce_codes(&t->error_msg, &_hwtap_gnr_mcchan[i].code, 1,
+							 status >> 16 & 0xff);
+			/* MCi_MISC when MISCV and OTHER_INFO bit 1 (status bit 33) say */
+			if (miscv && (status >> 33 & 1))
+				_hwtap_mce_gnr_misc(t, status, misc);
+		}
 		break;
 	case _HWTAP_INTEL_KNL:
 	case _HWTAP_INTEL_KNM:

@@ -37,10 +37,13 @@ struct _hwtap_mce_text {
 };
 
 /* The texts of a record the model-specific words go to, as rasdaemon's columns. NL:
- * what ends a number ("\n" as rasdaemon writes it, "" for a script). */
+ * what ends a number ("\n" as rasdaemon writes it, "" for a script). DRAM: where the
+ * DRAM address a memory channel's MCi_MISC holds goes instead of error_msg, if set (a
+ * script's mce_memory_location_str()). */
 struct _hwtap_mce_texts {
 	struct _hwtap_mce_text bank_name, error_msg, mcistatus_msg, mcastatus_msg, mc_location;
 	const char *nl;
+	struct _hwtap_mce_text dram;
 };
 
 static __attribute__((unused)) __attribute__((format(printf, 2, 3))) void

@@ -134,8 +134,9 @@
 #define HWTAP_CTL_STOP		"stop"
 /* "perf_group LEADER FD,FD,...": one instance (a CPU's, a thread's) of the perf event
  * group whose first counter is hwtap_perfs[LEADER], the descriptors of its counters in
- * table order, opened by hwtap-run; "perf_group LEADER !ERRNO FIT": hwtap-run could not
- * open it (FIT: with -EINVAL, how many of its events the PMU took together). */
+ * table order, opened by hwtap-run; "perf_group LEADER !ERRNO FAILED FIT": hwtap-run
+ * could not open it, failing on counter hwtap_perfs[FAILED] (FIT, with EINVAL or E2BIG:
+ * how many of its events the PMU takes together). */
 #define HWTAP_CTL_PERF_GROUP	"perf_group"
 #define HWTAP_CTL_LINE_MAX	512
 

@@ -128,22 +128,14 @@ static void field_words(Words *w, const struct _hwtap_mce_field *f, unsigned lon
 }
 
 /* A corrected error of the memory controller banks FIRST to LAST (its code's filtering
- * bit aside) with a channel: the channel and the ranks MCi_MISC names, in mc_location. */
+ * bit aside) with a channel: the channel and the ranks MCi_MISC names, in mc_location, as
+ * rasdaemon's Haswell-EP and later decoders write them (runtime/mce_intel.h). */
 static void mce_channel_ranks(const Mce *m, MceWords *w, unsigned first, unsigned last)
 {
-	unsigned long long s = m->status;
-	if ((s & 0xffff) >> 7 != 1 || m->bank < first || m->bank > last || s & BIT(61) ||
-	    (s & 0xefff) >> 7 != 1 || (s & 15) == 15)
-		return;
-	words_add(&w->mc_location, "memory_channel=%d", (int)(s & 15));
-	if (m->misc >> 62 & 1) {
-		int rank0 = m->misc >> 46 & 0x1f;
-		if (m->misc >> 63 & 1)
-			words_add(&w->mc_location, "ranks=%d and %d", rank0,
-				  (int)(m->misc >> 51 & 0x1f));
-		else
-			words_add(&w->mc_location, "rank=%d", rank0);
-	}
+	struct _hwtap_mce_texts t = {
+		.mc_location = {w->mc_location.s, sizeof(w->mc_location.s)}, .nl = "\n",
+	};
+	_hwtap_mce_imc_location(&t, m->bank, m->status, m->misc, first, last, 0);
 }
 
 /* What a PCU record's code and bits 19:16 say, in mcastatus_msg, trailing spaces and all,

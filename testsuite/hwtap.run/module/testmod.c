@@ -364,4 +364,10 @@ static void hwtap_end(void)
 		out("end %d\n", i);
 }
 
+/* ctl lines other than start and stop: this module takes none */
+static int hwtap_ctl_command(char *cmd)
+{
+	return cmd ? -EINVAL : 0;
+}
+
 HWTAP_SESSION_DEFINE(NULL);

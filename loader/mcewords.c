@@ -138,19 +138,14 @@ static void mce_channel_ranks(const Mce *m, MceWords *w, unsigned first, unsigne
 	_hwtap_mce_imc_location(&t, m->bank, m->status, m->misc, first, last, 0);
 }
 
-/* What a PCU record's code and bits 19:16 say, in mcastatus_msg, trailing spaces and all,
- * as rasdaemon's Skylake-SP and Broadwell-EP decoders write it. */
+/* What a PCU record's code and bits 19:16 say (runtime/mce_intel.h), as rasdaemon's
+ * Skylake-SP and Broadwell-EP decoders write it. */
 static void mce_pcu_prefix(const Mce *m, MceWords *w)
 {
-	unsigned code = m->status & 0xffff & ~0x1000u;
-	if (code == 0x402 || code == 0x403)
-		words_add(&w->mcastatus_msg, "Internal errors ");
-	else if (code == 0x406)
-		words_add(&w->mcastatus_msg, "Intel TXT errors ");
-	else if (code == 0x407)
-		words_add(&w->mcastatus_msg, "Other UBOX Internal errors ");
-	if (m->status >> 16 & 15)
-		words_add(&w->mcastatus_msg, "PCU internal error ");
+	struct _hwtap_mce_texts t = {
+		.mcastatus_msg = {w->mcastatus_msg.s, sizeof(w->mcastatus_msg.s)}, .nl = "\n",
+	};
+	_hwtap_mce_pcu_prefix(&t, m->status, 15);
 }
 
 /* Skylake-SP's model-specific words (rasdaemon's skylake_s_decode_model): the bank's

@@ -572,6 +572,25 @@ static __attribute__((unused)) void _hwtap_mce_imc_location(struct _hwtap_mce_te
 		_hwtap_mce_add(&t->mc_location, "rank=%d", rank0);
 }
 
+/* What a PCU record's code and bits 19:16 (those of PCU_BITS) say, in mcastatus_msg,
+ * trailing spaces and all, as rasdaemon's Broadwell-DE, Broadwell-EP and Skylake-SP
+ * decoders write it. */
+static __attribute__((unused)) void _hwtap_mce_pcu_prefix(struct _hwtap_mce_texts *t,
+							   unsigned long long status,
+							   unsigned int pcu_bits)
+{
+	unsigned int code = status & 0xffff & ~0x1000u;
+
+	if (code == 0x402 || code == 0x403)
+		_hwtap_mce_add(&t->mcastatus_msg, "Internal errors ");
+	else if (code == 0x406)
+		_hwtap_mce_add(&t->mcastatus_msg, "Intel TXT errors ");
+	else if (code == 0x407)
+		_hwtap_mce_add(&t->mcastatus_msg, "Other UBOX Internal errors ");
+	if (status >> 16 & pcu_bits)
+		_hwtap_mce_add(&t->mcastatus_msg, "PCU internal error ");
+}
+
 /* Knights Landing's and Mill's memory location: channels 3-5 in bank 15. */
 static __attribute__((unused)) void _hwtap_mce_knl_location(struct _hwtap_mce_texts *t, unsigned int bank,
 				    unsigned long long status, unsigned long long misc)
@@ -698,16 +717,7 @@ static __attribute__((unused)) void _hwtap_mce_intel_words(struct _hwtap_mce_tex
 		break;
 	case _HWTAP_INTEL_BDW_DE:
 		if (bank == 4) {
-			unsigned int code = mca & ~0x1000u;
-
-			if (code == 0x402 || code == 0x403)
-				_hwtap_mce_add(&t->mcastatus_msg, "Internal errors ");
-			else if (code == 0x406)
-				_hwtap_mce_add(&t->mcastatus_msg, "Intel TXT errors ");
-			else if (code == 0x407)
-				_hwtap_mce_add(&t->mcastatus_msg, "Other UBOX Internal errors ");
-			if (status >> 16 & 3)
-				_hwtap_mce_add(&t->mcastatus_msg, "PCU internal error ");
+			_hwtap_mce_pcu_prefix(t, status, 3);
 			if (status >> 20 & 4)
 				_hwtap_mce_add(&t->mcastatus_msg, "Ubox error ");
 			_HWTAP_CODES(&t->error_msg, _hwtap_bdw_de_pcu, status);

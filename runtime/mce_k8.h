@@ -142,16 +142,10 @@ static __attribute__((unused)) int _hwtap_mce_k8_words(struct _hwtap_mce_texts *
 			if (status >> 40 & 1)
 				_hwtap_mce_add(&t->error_msg, "found by scrubber");
 		}
-		if ((code & 0xfff0) == 0x0010)
-			_hwtap_mce_add(&t->error_msg, "TLB parity error in %s array",
-				       ext ? "virtual" : "physical");
 		break;
 	case 1:
 		if (status & 3ULL << 45)
 			_hwtap_mce_add(&t->error_msg, "Instruction cache ECC error");
-		if ((code & 0xfff0) == 0x0010)
-			_hwtap_mce_add(&t->error_msg, "TLB parity error in %s array",
-				       ext ? "virtual" : "physical");
 		break;
 	case 2:
 		if (status & 3ULL << 45)
@@ -175,6 +169,10 @@ static __attribute__((unused)) int _hwtap_mce_k8_words(struct _hwtap_mce_texts *
 		}
 		break;
 	}
+	/* the caches' TLB errors, after their ECC words */
+	if (bank <= 1 && (code & 0xfff0) == 0x0010)
+		_hwtap_mce_add(&t->error_msg, "TLB parity error in %s array",
+			       ext ? "virtual" : "physical");
 	if (bank < 6) {
 		_hwtap_mce_k8_generic(t, status);
 	} else if (bank >= _HWTAP_K8_THRESHOLD_BASE && bank <= _HWTAP_K8_THRESHOLD_TOP) {

@@ -3,12 +3,12 @@
  * mc_location that rasdaemon writes for a record, made from its raw registers for the CPU
  * it names (hwtap-run --ras-db, rasdb.c). Intel's architectural error codes for every
  * Intel CPU; the model-specific codes of P6, Core 2, Dunnington, Nehalem, Xeon 7500,
- * Pentium 4, Tulsa, Sandy Bridge(-EP), Ivy Bridge-EP, Broadwell-DE, Knights Landing/Mill
- * and Granite Rapids (runtime/mce_intel.h, code the tapset compiles too), Haswell-EP's,
- * Broadwell-EP's, Skylake-SP's and the 10 nm server models' (the tables of mce_hsw.h,
- * mce_skx.h and mce_i10nm.h); AMD's Scalable MCA (mce_smca.h) and K8 (mce_k8.h, code
- * both sides compile). What rasdaemon adds for other families (Diamond Rapids, Zhaoxin)
- * is left out, and said in hwtap-ras(7).
+ * Pentium 4, Tulsa, Sandy Bridge(-EP), Ivy Bridge-EP, Broadwell-DE, Knights Landing/Mill,
+ * Granite Rapids and Diamond Rapids (runtime/mce_intel.h, code the tapset compiles too),
+ * Haswell-EP's, Broadwell-EP's, Skylake-SP's and the 10 nm server models' (the tables of
+ * mce_hsw.h, mce_skx.h and mce_i10nm.h); AMD's Scalable MCA (mce_smca.h) and K8
+ * (mce_k8.h, code both sides compile); Zhaoxin's and Centaur's, with KH-50000's banks
+ * (mce_zhaoxin.h, likewise).
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -24,6 +24,7 @@
 #include "../runtime/mce_k8.h"
 #include "../runtime/mce_skx.h"
 #include "../runtime/mce_smca.h"
+#include "../runtime/mce_zhaoxin.h"
 
 void words_add(Words *w, const char *fmt, ...)
 {
@@ -339,7 +340,8 @@ static void mce_intel_words(const Mce *m, unsigned family, unsigned model, MceWo
 		{w->mcastatus_msg.s, sizeof(w->mcastatus_msg.s)},
 		{w->mc_location.s, sizeof(w->mc_location.s)}, "\n",
 	};
-	_hwtap_mce_intel_words(&t, _hwtap_intel_cpu(family, model), m->bank, s, m->misc, 1);
+	_hwtap_mce_intel_words(&t, _hwtap_intel_cpu(family, model), m->bank, s, m->misc, 1,
+			       (long long)m->apicid);
 	if (family == 6 && model == 0x55)
 		mce_skx_words(m, w);
 	if (family == 6 && (model == 0x3f || model == 0x4f))
@@ -442,15 +444,62 @@ static void mce_k8_words(const Mce *m, MceWords *w)
 	w->no_record = _hwtap_mce_k8_words(&t, m->bank, m->status, m->misc, &w->no_ip) < 0;
 }
 
+/* A Zhaoxin or Centaur CPU's record (rasdaemon's parse_zhaoxin_event): its own reading of
+ * MCG_STATUS and MCi_STATUS, not Intel's (no MCA code words; "Corrected Error."; the
+ * action-optional case gets the action-required words too, as rasdaemon's switch falls
+ * through), then KH-50000's bank words (runtime/mce_zhaoxin.h, code the tapset compiles
+ * too). */
+static void mce_zhaoxin_words(const Mce *m, unsigned family, unsigned model, MceWords *w)
+{
+	words_add(&w->mcgstatus_msg, "mcgstatus=%lld", (long long)m->mcgstatus);
+	static const char *const mcg_bits[4] = {"RIPV", "EIPV", "MCIP", "LMCE"};
+	for (int i = 0; i < 4; i++)
+		if (m->mcgstatus & BIT(i))
+			words_add(&w->mcgstatus_msg, "%s", mcg_bits[i]);
+
+	unsigned long long s = m->status;
+	if (!(s & BIT(61)))
+		words_add(&w->error_msg, "Corrected Error.");
+	else if (s & BIT(57))
+		words_add(&w->error_msg, "Uncorrected Fatal Error");
+	else if (!(s & (BIT(56) | BIT(55))))
+		words_add(&w->error_msg, "Uncorrected No Action Required Error");
+	else if (s & BIT(56)) {
+		if (!(s & BIT(55)))
+			words_add(&w->error_msg, "Uncorrected Software Recoverable Action "
+				  "Optional Error");
+		words_add(&w->error_msg, "Uncorrected Software Recoverable Action Required Error");
+	}
+	if (!(s & BIT(63)))
+		words_add(&w->mcistatus_msg, "MCE_INVALID");
+	if (s & BIT(62))
+		words_add(&w->mcistatus_msg, "Error_overflow");
+	if (s & BIT(60))
+		words_add(&w->mcistatus_msg, "Error_enabled");
+	if (s & BIT(57))
+		words_add(&w->mcistatus_msg, "Processor_context_corrupt");
+	/* the threshold-based status only with MCG_TES_P (mcgcap bit 11) */
+	if (m->mcgcap & BIT(11) && !(s & BIT(61))) {
+		unsigned track = s >> 53 & 3;
+		if (track == 1 || track == 2)
+			words_add(&w->mcistatus_msg, "Threshold based error status: %s",
+				  track == 1 ? "Green" : "Yellow");
+	}
+	if (_hwtap_zhaoxin_kh50000(m->cpuvendor, family, model)) {
+		struct _hwtap_mce_texts t = {
+			.bank_name = {w->bank_name.s, sizeof(w->bank_name.s)},
+			.mcastatus_msg = {w->mcastatus_msg.s, sizeof(w->mcastatus_msg.s)},
+			.nl = "\n",
+		};
+		_hwtap_mce_kh50000_words(&t, m->bank, s, m->misc, !!(s & BIT(59)));
+	}
+}
+
 /* ---- which CPU ------------------------------------------------------------------------- */
 
 void mce_words(const Mce *m, MceWords *w)
 {
-	unsigned family = m->cpuid >> 8 & 15, model = m->cpuid >> 4 & 15;
-	if (family == 15)
-		family += m->cpuid >> 20 & 255;
-	if (family == 6 || family >= 15)
-		model |= (m->cpuid >> 16 & 15) << 4;
+	unsigned family = _hwtap_cpuid_family(m->cpuid), model = _hwtap_cpuid_model(m->cpuid);
 	if (m->cpuvendor == 0)           /* X86_VENDOR_INTEL */
 		mce_intel_words(m, family, model, w);
 	else if ((m->cpuvendor == 2 && family >= 0x17) ||        /* AMD, Scalable MCA */
@@ -458,4 +507,6 @@ void mce_words(const Mce *m, MceWords *w)
 		mce_smca_words(m, w);
 	else if (m->cpuvendor == 2 && family == 15)            /* AMD K8 */
 		mce_k8_words(m, w);
+	else if (m->cpuvendor == 5 || m->cpuvendor == 10)      /* Centaur, Zhaoxin */
+		mce_zhaoxin_words(m, family, model, w);
 }

@@ -5,12 +5,11 @@
  * older families and the ones with code of their own: P6 (before Core 2), Core 2,
  * Dunnington (Xeon 7400), Nehalem and Westmere, Xeon 7500 (Nehalem-EX), Pentium 4 and
  * Tulsa (Xeon 7100), Sandy Bridge and Sandy Bridge-EP, Ivy Bridge-EP/EX, Broadwell-DE,
- * Knights Landing and Knights Mill, Granite Rapids and its siblings. The tables and
- * words are rasdaemon's
- * (mce-intel-p4-p6.c, -dunnington.c, -tulsa.c, -nehalem.c, -sb.c, -ivb.c,
- * -broadwell-de.c, -knl.c, which cite the Intel SDM Vol. 3B's model-specific tables), and
- * Granite Rapids(-D), Sierra Forest and Clearwater Forest (-granite.c, from mcelog),
- * taken entry by entry, quirks and all: rasdaemon reads a field list up to its first
+ * Knights Landing and Knights Mill, Granite Rapids and its siblings, Diamond Rapids. The
+ * tables and words are rasdaemon's (mce-intel-p4-p6.c, -dunnington.c, -tulsa.c,
+ * -nehalem.c, -sb.c, -ivb.c, -broadwell-de.c, -knl.c, which cite the Intel SDM Vol. 3B's
+ * model-specific tables; Granite Rapids(-D), Sierra Forest and Clearwater Forest's
+ * -granite.c and Diamond Rapids' -diamond.c, both from mcelog), taken entry by entry, quirks and all: rasdaemon reads a field list up to its first
  * unnamed field, so the fields after one are never printed, and here they are left out;
  * its Sandy and Ivy Bridge-EP code names both ranks even when MCi_MISC gives neither
  * (-1).
@@ -35,6 +34,7 @@ enum _hwtap_intel_cpu {
 	_HWTAP_INTEL_BDW_EPEX, _HWTAP_INTEL_KNL, _HWTAP_INTEL_KNM, _HWTAP_INTEL_SKX,
 	_HWTAP_INTEL_I10NM,		/* Ice Lake-SP/-D, Tremont-D, Sapphire/Emerald Rapids */
 	_HWTAP_INTEL_GRANITE,		/* Granite Rapids(-D), Sierra and Clearwater Forest */
+	_HWTAP_INTEL_DIAMOND,		/* Diamond Rapids (family 19) */
 };
 
 /* The type of an Intel CPU of FAMILY and MODEL (the extended ones added), as rasdaemon
@@ -63,6 +63,8 @@ static inline int _hwtap_intel_cpu(unsigned int family, unsigned int model)
 
 	if (family == 15)
 		return model == 6 ? _HWTAP_INTEL_TULSA : _HWTAP_INTEL_P4;
+	if (family == 19)
+		return model == 1 ? _HWTAP_INTEL_DIAMOND : _HWTAP_INTEL_OTHER;
 	if (family != 6)
 		return _HWTAP_INTEL_OTHER;
 	if (model < 0x0f)
@@ -482,7 +484,7 @@ static const char *const _hwtap_gnr_mcchan_33[] = {
 	[0x06] = "WDB Read Persistent Corr ECC Error on sCH1",
 };
 /* the memory channels' tables by the code's high byte (bits 31:24) */
-static const struct { unsigned char high; struct _hwtap_mce_code code; } _hwtap_gnr_mcchan[] = {
+static const struct _hwtap_mce_by_high _hwtap_gnr_mcchan[] = {
 	{0, _HWTAP_CODE(0, _hwtap_gnr_mcchan_0)}, {1, _HWTAP_CODE(0, _hwtap_gnr_mcchan_1)},
 	{2, _HWTAP_CODE(0, _hwtap_gnr_mcchan_2)}, {4, _HWTAP_CODE(0, _hwtap_gnr_mcchan_4)},
 	{8, _HWTAP_CODE(0, _hwtap_gnr_mcchan_8)}, {32, _HWTAP_CODE(0, _hwtap_gnr_mcchan_32)},
@@ -525,6 +527,211 @@ static __attribute__((unused)) void _hwtap_mce_gnr_misc(struct _hwtap_mce_texts 
 		       _hwtap_gnr_ecc_modes[mode] : "Invalid/unknown ECC mode", t->nl);
 	if (transient)
 		_hwtap_mce_add(to, "transient%s", t->nl);
+}
+
+/* Diamond Rapids (family 19 model 1): the CBB's Punit (bank 4), an IMH's Punit (11), UPI
+ * (18) and an IMH's eight memory channels (19-26), as rasdaemon's mce-intel-diamond.c
+ * (from mcelog) names them. Which of the package's two IMHs (its I/O and memory hubs) a
+ * record comes from is bit 2 of the reporting CPU's APIC ID. */
+static const char *const _hwtap_dmr_cbb_punit_0[] = {
+	[0x01] = "CR4_MCE_CLEAR: MCE when CR4.MCE is clear",
+	[0x02] = "MCE_MCIP_SET: MCE when MCIP bit is set",
+	[0x03] = "MCE_UNDER_WFS: MCE under WPS",
+	[0x04] = "MCE_LT_HANDSHAKE: Unrecoverable error during security flow execution",
+	[0x05] = "TRIPLE_FAULT: SW triple fault shutdown",
+	[0x06] = "VMX_ABORT: VMX exit consistency check failures",
+	[0x07] = "RSM_CONSISTENCY_FAIL: RSM consistency check failures",
+	[0x08] = "SMM_PROTECTED_ENTRY_FAIL: Invalid conditions on protected mode SMM entry",
+	[0x09] = "UCODE_PATCH_LOAD_FAIL: Unrecoverable error during security flow execution",
+};
+static const char *const _hwtap_dmr_cbb_punit_8[] = {
+	[0x16] = "MCA_DVFS_COUNTER_EXPIRED", [0x23] = "MCA_UNSUPP_RESP",
+	[0x25] = "MCA_FUSA_MBIST", [0x26] = "MCA_SA_PLL_LOCKED",
+	[0x27] = "MCA_XTAL_FREQ_MON_ERROR", [0x28] = "MCA_PMSB_FUSE_PULLER_ERROR",
+	[0x29] = "MCA_GPSB_FUSE_PULLER_ERROR", [0x30] = "MCA_PCODE_WATCHDOG",
+	[0x31] = "MCA_BGR_FUSA_ERR", [0x32] = "MCA_CORE_FIVR_ERR",
+	[0x33] = "MCA_D2D_FIVR_ERR", [0x34] = "MCA_MLC_FIVR_ERR",
+	[0x35] = "MCA_RING_FIVR_ERR", [0x36] = "MCA_D2D_MONF_PLL_FUSA_0",
+	[0x37] = "MCA_D2D_MONF_PLL_FUSA_1", [0x38] = "MCA_TOP0_FUSA_PLL_ERR",
+	[0x39] = "MCA_BASE_FUSA_PLL_ERR", [0x40] = "MCA_UCIE_RESET_BUS_STOP_ON_ERROR",
+	[0x41] = "MCA_RSRC_ADAPT_0_ERR", [0x42] = "MCA_RSC_ADAPT_1_ERR",
+	[0x45] = "MCA_TOP1_FUSA_PLL_ERR", [0x46] = "MCA_TOP2_FUSA_PLL_ERR",
+	[0x47] = "MCA_TOP3_FUSA_PLL_ERR", [0x48] = "UC_PATCH_LOAD_ACK_ERROR",
+};
+static const char *const _hwtap_dmr_cbb_punit_12[] = {
+	[0x01] = "MCA_UC_IRAM_DOUBLE_ERROR", [0x02] = "MCA_UC_DOUBLE_EXCEPTION_ERROR",
+	[0x03] = "MCA_UC_TELEM_SRAM_ERROR", [0x04] = "MCA_UC_DRAM_DOUBLE_ERROR",
+	[0x05] = "MCA_UC_TPMI_SRAM_ERROR",
+};
+static const char *const _hwtap_dmr_cbb_punit_20[] = {
+	[0x01] = "MCA_FIVR_HI_YELLOW", [0x02] = "MCA_FIVR_HI_RED",
+};
+static const struct _hwtap_mce_by_high _hwtap_dmr_cbb_punit[] = {
+	{0x00, _HWTAP_CODE(0, _hwtap_dmr_cbb_punit_0)},
+	{0x08, _HWTAP_CODE(0, _hwtap_dmr_cbb_punit_8)},
+	{0x0c, _HWTAP_CODE(0, _hwtap_dmr_cbb_punit_12)},
+	{0x14, _HWTAP_CODE(0, _hwtap_dmr_cbb_punit_20)},
+};
+/* an IMH's Punit: the low byte of MSCOD when its high one is 0, else the high one */
+static const char *const _hwtap_dmr_imh_punit_low[] = {
+	[0x02 ... 0x03] = "Power Management Unit microcontroller double-bit ECC error",
+	[0x08 ... 0x09] = "Power Management Unit microcontroller error",
+	[0x0a] = "Power Management Unit microcontroller Patch Load error",
+	[0x0b] = "Power Management Unit microcontroller POReqValid error",
+	[0x0c] = "Power Management Unit microcontroller RAM address error",
+	[0x0d] = "Power Management Unit microcontroller RAM access error",
+	[0x10] = "If MCI_MISC.MODEL_SPECIFIC_INFORMATION is set to 1, "
+		 "indicates Pcode Watchdog Timer expired. "
+		 "If MCI_MISC.MODEL_SPECIFIC_INFORMATION is set to 3, "
+		 "indicates Power Management Unit TeleSRAM double-bit ECC error detected.",
+	[0x20] = "Power Management Agent signaled Error",
+	[0x30] = "Power Management Unit Microcontroller Error",
+	[0xa0] = "Power Management Unit HPMSRAM double-bit ECC error detected",
+	[0xb0] = "Power Management Unit TPMISRAM double-bit ECC error detected",
+};
+static const char *const _hwtap_dmr_imh_punit_high[] = {
+	[0x09] = "MCA_TSC_DOWNLOAD_TIMEOUT", [0x0a] = "MCA_INVALID_XTALFREQ_RANGE",
+	[0x0b] = "MCA_GPSB_TIMEOUT", [0x0c] = "MCA_PMSB_TIMEOUT",
+	[0x0d] = "MCA_CFG_ACK_TIMEOUT", [0x23] = "MCA_PCU_SVID_ERROR",
+	[0x35] = "MCA_SVID_LOADLINE_INVALID", [0x36] = "MCA_SVID_ICCMAX_INVALID",
+	[0x4a] = "MCA_FIVR_PD_HARDERR", [0x4c] = "MCA_HPM_DOUBLE_BIT_ERROR_DETECTED",
+	[0x58] = "MCA_INVALID_MEMORY_FREQUENCY", [0x63] = "MCA_SVID_VCCIN_PROTOCOL_ERROR",
+	[0x6a] = "MCA_SPPR_TIMEOUT", [0x6f] = "MCA_INVALID_SID_ERROR",
+	[0x70] = "MCA_INVALID_REMOTE_LEGACY_AGENT_ERROR",
+	[0x71] = "MCA_INVALID_REMOTE_LT_AGENT_ERROR", [0x7b] = "MCA_THERMAL_SENSOR_INVALID",
+	[0x7c] = "MCA_CXL_DEVICE_NO_CREDIT", [0x7e] = "MCA_RECOVERABLE_DIE_THERMAL_TOO_HOT",
+	[0x83] = "MCA_PKGS_RECOVERABLE_RESET_PREP_ACK_TIMEOUT",
+};
+static const struct _hwtap_mce_code _hwtap_dmr_imh_punit[] = {
+	_HWTAP_CODE(0, _hwtap_dmr_imh_punit_low), _HWTAP_CODE(0, _hwtap_dmr_imh_punit_high),
+};
+static const char *const _hwtap_dmr_upi_0[] = {
+	[0x00 ... 0x02] = "Internal Parity Error", [0x05] = "Internal Parity Error",
+	[0x08] = "Internal Queue Overflow Error", [0x09] = "UPI link layer buffer overflow",
+	[0x0a] = "Internal Queue Underflow Error", [0x0b] = "UPI link layer buffer underflow",
+	[0x0c] = "Link layer or internal credit overflow",
+	[0x11 ... 0x12] = "Internal Queue Overflow Error",
+	[0x13 ... 0x14] = "Internal Queue Underflow Error",
+	[0x21] = "Internal Interface Error", [0x23] = "Invalid Message",
+	[0x24] = "UPI Protocol Error", [0x25] = "UPI Interleave Error",
+	[0x28] = "Internal Interface Error", [0x29] = "Link integrity or initialization error",
+	[0x2a ... 0x2d] = "Power Management Transition Error - Timeout",
+	[0x30] = "Received poison when poison is disabled", [0x31] = "Internal Interface Error",
+};
+static const char *const _hwtap_dmr_upi_2[] = {
+	[0x00] = "Link integrity or initialization error", [0x03] = "Link degraded",
+	[0x04 ... 0x07] = "Power Management Transition Error - Timeout",
+};
+static const struct _hwtap_mce_by_high _hwtap_dmr_upi[] = {
+	{0x00, _HWTAP_CODE(0, _hwtap_dmr_upi_0)}, {0x02, _HWTAP_CODE(0, _hwtap_dmr_upi_2)},
+};
+static const char *const _hwtap_dmr_mcchan_0[] = {
+	[0x01] = "CMI Request Address Parity Error (APPP)", [0x02] = "CMI Wr data parity error",
+	[0x04] = "CMI Wr BE parity error",
+	[0x08] = "Transient or Correctable Error for Patrol Reads",
+	[0x10] = "UnCorr Patrol Scrub Error",
+	[0x20] = "Nontransient or Transient ectable Error for Spare Reads",
+	[0x40] = "UnCorr Spare Error",
+	[0x80] = "Transient or Correctable Error for Demand or Underfill Reads",
+	[0xa0] = "Uncorrectable Error for Demand or Underfill Reads",
+	[0xb0] = "Poisoned Read Data when Poison Disabled",
+	[0xc0] = "Read 2LM MetaData Error for Demand, Underfill, or Patrol/Spare",
+};
+static const char *const _hwtap_dmr_mcchan_1[] = {
+	[0x02] = "WDB Read ECC Error", [0x04] = "WDB BE Read Parity Error",
+	[0x06] = "WDB Read Persistent ECC Error", [0x08] = "DDR Link Fail",
+	[0x09] = "Illegal incoming opcode",
+};
+static const char *const _hwtap_dmr_mcchan_2[] = {
+	[0x00] = "DDR CAParity or WrCRC Error", [0x40] = "Decoder structure error",
+};
+static const char *const _hwtap_dmr_mcchan_4[] = { "MC internal address parity error" };
+static const char *const _hwtap_dmr_mcchan_8[] = {
+	[0x13] = "CMI Credit Oversubscription Error", [0x14] = "CMI Total Credit Count Error",
+	[0x15] = "CMI Reserved Credit Pool Error", [0x32] = "MC Internal Errors",
+	[0x34] = "MC Tracker RDCMP RF parity error", [0x36] = "MC Tracker WRCMP RF parity error",
+};
+static const struct _hwtap_mce_by_high _hwtap_dmr_mcchan[] = {
+	{0x00, _HWTAP_CODE(0, _hwtap_dmr_mcchan_0)}, {0x01, _HWTAP_CODE(0, _hwtap_dmr_mcchan_1)},
+	{0x02, _HWTAP_CODE(0, _hwtap_dmr_mcchan_2)}, {0x04, _HWTAP_CODE(0, _hwtap_dmr_mcchan_4)},
+	{0x08, _HWTAP_CODE(0, _hwtap_dmr_mcchan_8)},
+};
+static const char *const _hwtap_dmr_ecc_modes[12] = {
+	[1] = "SDDC 128b 1LM", [2] = "SDDC 125b 1LM", [3] = "SDDC 125b 2LM",
+	[4] = "ADDDC 80b 1LM", [5] = "ADDDC 80b 2LM", [9] = "5x8 128b 1LM",
+	[10] = "5x8 125b 1LM", [11] = "5x8 125b 2LM",
+};
+
+/* Diamond Rapids' memory channel MCi_MISC: the DRAM address, then (unless the error was
+ * transient) the failed device and the ECC mode; nothing for MSCOD 0800h and up, where
+ * bits 31:9 are proprietary. */
+static __attribute__((unused)) void _hwtap_mce_dmr_misc(struct _hwtap_mce_text *to,
+							 const char *nl,
+							 unsigned long long status,
+							 unsigned long long misc)
+{
+	unsigned int mode = misc >> 58 & 15;
+
+	if ((status >> 16 & 0xffff) >= 0x800)
+		return;
+	_hwtap_mce_add(to, "bank: 0x%x bankgroup: 0x%x row: 0x%x column: 0x%x%s",
+		       (unsigned int)(misc >> 37 & 3), (unsigned int)(misc >> 39 & 7),
+		       (unsigned int)(misc >> 19 & 0x3ffff), (unsigned int)(misc >> 9 & 0x3ff) << 2,
+		       nl);
+	_hwtap_mce_add(to, "chipselect: 0x%x subrank: 0x%x subchan: 0x%x%s",
+		       (unsigned int)(misc >> 55 & 3), (unsigned int)(misc >> 51 & 15),
+		       (unsigned int)(misc >> 49 & 1), nl);
+	if (misc >> 63 & 1) {
+		_hwtap_mce_add(to, "transient%s", nl);
+		return;
+	}
+	if (misc >> 42 & 1)
+		_hwtap_mce_add(to, "failed device: 0x%x%s", (unsigned int)(misc >> 44 & 0x1f), nl);
+	_hwtap_mce_add(to, "ecc mode: ");
+	_hwtap_mce_add(to, "%s%s", mode < 12 && _hwtap_dmr_ecc_modes[mode] ?
+		       _hwtap_dmr_ecc_modes[mode] : "Invalid/unknown ECC mode", nl);
+}
+
+/* Diamond Rapids' words. APICID: the record's APIC ID, or -1 when the caller has none
+ * (a script's 4-argument mce_model_str()): then the IMH is not numbered, and a memory
+ * error's channel (which the IMH's number is part of) is not said. LOCATE: the caller
+ * wants the location (MCi_MISC's DRAM address, the channel), which rasdaemon writes
+ * into error_msg after the words; a script's mce_model_str() does not. */
+static __attribute__((unused)) void _hwtap_mce_dmr_words(struct _hwtap_mce_texts *t, unsigned int bank,
+				 unsigned long long status, unsigned long long misc,
+				 int miscv, int locate, long long apicid)
+{
+	struct _hwtap_mce_text *to = t->dram.s ? &t->dram : &t->error_msg;
+	char imh[8] = "IMH";
+
+	if (apicid >= 0)
+		imh[3] = '0' + (apicid >> 2 & 1), imh[4] = '\0';
+	if (bank == 4) {
+		_hwtap_mce_add(&t->error_msg, "CBB Punit: ");
+		if ((status & 0xffff) == 0x040b)
+			_hwtap_mce_add(&t->error_msg, "Scan-at-Field Error%s", t->nl);
+		else
+			_HWTAP_BY_HIGH(&t->error_msg, _hwtap_dmr_cbb_punit, status);
+	} else if (bank == 11) {
+		_hwtap_mce_add(&t->error_msg, "%s Punit: ", imh);
+		if (status >> 24 & 0xff)
+			_hwtap_mce_codes(&t->error_msg, &_hwtap_dmr_imh_punit[1], 1,
+					 status >> 24 & 0xff);
+		else
+			_hwtap_mce_codes(&t->error_msg, &_hwtap_dmr_imh_punit[0], 1,
+					 status >> 16 & 0xff);
+	} else if (bank == 18) {
+		_hwtap_mce_add(&t->error_msg, "UPI: ");
+		_HWTAP_BY_HIGH(&t->error_msg, _hwtap_dmr_upi, status);
+	} else if (bank >= 19 && bank <= 26) {
+		_hwtap_mce_add(&t->error_msg, "%s MCCHAN: ", imh);
+		_HWTAP_BY_HIGH(&t->error_msg, _hwtap_dmr_mcchan, status);
+		/* MCi_MISC when MISCV and OTHER_INFO bit 1 (status bit 33) say */
+		if (miscv && (status >> 33 & 1))
+			_hwtap_mce_dmr_misc(to, t->nl, status, misc);
+		if ((status & 0xefff) >> 7 == 1 && apicid >= 0 && locate)
+			_hwtap_mce_add(to, "channel: %d", (int)(bank - 19 + 8 * (apicid >> 2 & 1)));
+	}
 }
 
 /* ---- the words ------------------------------------------------------------------------- */
@@ -619,10 +826,11 @@ static __attribute__((unused)) void _hwtap_mce_knl_location(struct _hwtap_mce_te
 /* The model-specific words rasdaemon adds for a record of CPU (_hwtap_intel_cpu()) in BANK,
  * after its architectural ones: for the families above (others: nothing). MISC: MCi_MISC,
  * or 0 with MISC_KNOWN 0 (a script's mce_model_str(), which has no misc: what MCi_MISC
- * says is left out). */
+ * says is left out). APICID: the record's APIC ID, -1 if not known (Diamond Rapids'
+ * words need it). */
 static __attribute__((unused)) void _hwtap_mce_intel_words(struct _hwtap_mce_texts *t, int cpu, unsigned int bank,
 				   unsigned long long status, unsigned long long misc,
-				   int misc_known)
+				   int misc_known, long long apicid)
 {
 	unsigned int mca = status & 0xffff;
 	int miscv = misc_known && (status >> 59 & 1);
@@ -740,14 +948,14 @@ static __attribute__((unused)) void _hwtap_mce_intel_words(struct _hwtap_mce_tex
 			_hwtap_mce_codes(&t->error_msg, &_hwtap_gnr_b2cmi, 1, status >> 16 & 0xffff);
 		} else if (bank >= 13 && bank <= 24) {
 			_hwtap_mce_add(&t->error_msg, "MCCHAN: ");
-			for (i = 0; i < _HWTAP_NELEM(_hwtap_gnr_mcchan); i++)
-				if (_hwtap_gnr_mcchan[i].high == (status >> 24 & 0xff))
-					_hwtap_mce_codes(&t->error_msg, &_hwtap_gnr_mcchan[i].code, 1,
-							 status >> 16 & 0xff);
+			_HWTAP_BY_HIGH(&t->error_msg, _hwtap_gnr_mcchan, status);
 			/* MCi_MISC when MISCV and OTHER_INFO bit 1 (status bit 33) say */
 			if (miscv && (status >> 33 & 1))
 				_hwtap_mce_gnr_misc(t, status, misc);
 		}
+		break;
+	case _HWTAP_INTEL_DIAMOND:
+		_hwtap_mce_dmr_words(t, bank, status, misc, miscv, misc_known, apicid);
 		break;
 	case _HWTAP_INTEL_KNL:
 	case _HWTAP_INTEL_KNM:

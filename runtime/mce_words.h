@@ -101,6 +101,26 @@ static __attribute__((unused)) void _hwtap_mce_numbers(struct _hwtap_mce_texts *
 	}
 }
 
+/* A code whose meaning the high byte of MSCOD chooses (bits 31:24 of MCi_STATUS), as
+ * rasdaemon's switch over it in the Granite and Diamond Rapids decoders: the table for
+ * that byte reads the low one (bits 23:16); no table, no words. */
+struct _hwtap_mce_by_high {
+	unsigned char high;
+	struct _hwtap_mce_code code;
+};
+
+static __attribute__((unused)) void _hwtap_mce_by_high(struct _hwtap_mce_text *t,
+							const struct _hwtap_mce_by_high *tables,
+							unsigned int n, unsigned long long status)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (tables[i].high == (status >> 24 & 0xff))
+			_hwtap_mce_codes(t, &tables[i].code, 1, status >> 16 & 0xff);
+}
+
+#define _HWTAP_BY_HIGH(t, tables, v) _hwtap_mce_by_high(t, tables, _HWTAP_NELEM(tables), v)
 #define _HWTAP_CODES(t, table, v) _hwtap_mce_codes(t, table, _HWTAP_NELEM(table), v)
 #define _HWTAP_NUMBERS(t, table, v) _hwtap_mce_numbers(t, table, _HWTAP_NELEM(table), v)
 

@@ -283,12 +283,44 @@ static void fill_aer(Row *row, char **f)
 	set_text(row, "err_msg", msg);
 }
 
+/* rasdaemon 0.8.5's text of an ARM error's type or flag BITS: its decode_err_data_bits()
+ * writes " WORD" for each bit through mce_snprintf() into a buffer it takes for 8 bytes
+ * (sizeof of a char pointer), so what it stores is the first 7 characters. */
+static void arm_bits_text(char out[8], unsigned bits, const char *const *words, int n)
+{
+	out[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		if (!(bits & 1u << i))
+			continue;
+		size_t len = strlen(out);
+		if (len >= 7)
+			break;
+		if (len)
+			out[len++] = ' ', out[len] = '\0';
+		snprintf(out + len, 8 - len, " %s", words[i]);
+	}
+}
+
 static void fill_arm(Row *row, char **f)
 {
+	static const char *const types[5] = {"", "cache error", "TLB error", "bus error",
+					     "micro-architectural error"};
+	static const char *const flags[4] = {"first error ", "last error", "propagated error",
+					     "overflow"};
+	char text[8];
+
 	set_num(row, "affinity", num(f[0]));
 	set_num(row, "mpidr", num(f[1]));
 	set_num(row, "running_state", num(f[3]));
 	set_num(row, "psci_state", num(f[4]));
+	set_num(row, "error_count", num(f[5]));
+	arm_bits_text(text, (unsigned)num(f[6]), types, 5);
+	set_text(row, "error_type", text);
+	arm_bits_text(text, (unsigned)num(f[7]), flags, 4);
+	set_text(row, "error_flags", text);
+	set_num(row, "error_info", num(f[8]));
+	set_num(row, "virt_fault_addr", num(f[9]));
+	set_num(row, "phy_fault_addr", num(f[10]));
 }
 
 static const char *ghes_severity(long long sev)
@@ -406,7 +438,7 @@ static const Source sources[] = {
 	{"ras.memory_failure", "nnn", T_MF, fill_memory_failure},
 	{"ras.aer", "snnns", T_AER, fill_aer},
 	{"ras.mc_event", "nssnnnnnnnns", T_MC, fill_mc_event},
-	{"ras.arm", "nnnnn", T_ARM, fill_arm},
+	{"ras.arm", "nnnnnnnnnnn", T_ARM, fill_arm},
 	{"ras.non_standard", "sssnn", T_NON_STANDARD, fill_non_standard},
 	{"ras.extlog_mem", "nnnnnss", T_EXTLOG, fill_extlog},
 	{"ras.disk_error", "nnnsnnns", T_DISK, fill_disk},

@@ -608,6 +608,7 @@ typedef struct RasSource {
 					  * "rwbs:FLAGS" a request's flags as blktrace
 					  * writes them ("RS"), "array:ARRAY" a char array */
 	const char *filter;              /* only the events for which this C holds, or NULL */
+	const char *prologue;            /* C statements the fields' C may use, or NULL */
 } RasSource;
 
 const RasSource *ras_source(const PointShape *shape);   /* NULL: not a ras point */

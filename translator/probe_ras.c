@@ -44,7 +44,10 @@ static const PointShape ras_shapes[] = {
 	{"ras.mc_event", "error_type:long error_msg:string label:string error_count:long "
 			 "mc_index:long top_layer:long middle_layer:long lower_layer:long "
 			 "address:long grain_bits:long syndrome:long driver_detail:string"},
-	{"ras.arm", "affinity:long mpidr:long midr:long running_state:long psci_state:long"},
+	{"ras.arm", "affinity:long mpidr:long midr:long running_state:long psci_state:long "
+		    "error_count:long types:long flags:long error_info:long "
+		    "virt_fault_addr:long phy_fault_addr:long pei_len:long ctx_len:long "
+		    "oem_len:long"},
 	{"ras.non_standard", "sec_type:string fru_id:string fru_text:string severity:long "
 			     "len:long"},
 	{"ras.extlog_mem", "error_seq:long etype:long severity:long pa:long pa_mask_lsb:long "
@@ -72,7 +75,7 @@ static const PointShape ras_shapes[] = {
 	"const int error_count, const u8 mc_index, const s8 top_layer, const s8 mid_layer, " \
 	"const s8 low_layer, unsigned long address, const u8 grain_bits, " \
 	"unsigned long syndrome, const char *driver_detail"
-#define TP_ARM "arm_event", "CONFIG_RAS", "linux/cper.h", \
+#define TP_ARM "arm_event", "CONFIG_RAS", "runtime/ras_arm.h", \
 	"const struct cper_sec_proc_arm *proc"
 #define TP_NON_STANDARD "non_standard_event", "CONFIG_RAS", "linux/uuid.h", \
 	"const guid_t *sec_type, const guid_t *fru_id, const char *fru_text, const u8 sev, " \
@@ -113,7 +116,11 @@ static const RasSource ras_sources[] = {
 	 {"proc->validation_bits & CPER_ARM_VALID_AFFINITY_LEVEL ? proc->affinity_level : 0xff",
 	  "proc->validation_bits & CPER_ARM_VALID_MPIDR ? proc->mpidr : 0ULL", "proc->midr",
 	  "proc->validation_bits & CPER_ARM_VALID_RUNNING_STATE ? proc->running_state : ~0U",
-	  "proc->validation_bits & CPER_ARM_VALID_RUNNING_STATE ? proc->psci_state : ~0U"}},
+	  "proc->validation_bits & CPER_ARM_VALID_RUNNING_STATE ? proc->psci_state : ~0U",
+	  /* the error information entries after the section's header (runtime/ras_arm.h) */
+	  "arm.error_count", "arm.types", "arm.flags", "arm.error_info", "arm.virt_fault_addr",
+	  "arm.phy_fault_addr", "arm.pei_len", "arm.ctx_len", "arm.oem_len"},
+	 .prologue = "struct _hwtap_arm_summary arm; _hwtap_arm_summarize(proc, &arm);"},
 	{"ras.non_standard", TP_NON_STANDARD,
 	 {"guid:sec_type", "guid:fru_id", "fru_text", "sev", "len"}},
 	{"ras.extlog_mem", TP_EXTLOG_MEM,

@@ -414,6 +414,8 @@ void ptab_ras_callbacks(Gen *g, Probe *p, int index)
 		tr_line(g, "	if (!(%s))", src->filter);
 		tr_line(g, "		return;");
 	}
+	if (src->prologue)
+		tr_line(g, "	%s", src->prologue);
 	for (const char *v = vars; *v; v += strcspn(v, " "), v += *v == ' ', k++) {
 		const char *e = src->fields[k];
 		if (strncmp(v + strcspn(v, ":"), ":string", 7))

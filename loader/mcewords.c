@@ -398,9 +398,10 @@ static void mce_amd_code_words(const Mce *m, MceWords *w)
 }
 
 /* A Scalable MCA record (rasdaemon 0.8.5's parse_amd_smca_event): the bank type its
- * MCA_IPID names (runtime/mce_smca.h), the extended error code's meaning in it, where a
- * memory controller's DRAM ECC error is. */
-static void mce_smca_words(const Mce *m, MceWords *w)
+ * MCA_IPID names (runtime/mce_smca.h, with rasdaemon's substitutes on the models of its
+ * errata), the extended error code's meaning in it, where a memory controller's DRAM ECC
+ * error is (its die on family 19h models 90h-9Fh). */
+static void mce_smca_words(const Mce *m, unsigned family, unsigned model, MceWords *w)
 {
 	words_add(&w->mcgstatus_msg, "mcgstatus=%lld", (long long)m->mcgstatus);
 	static const char *const mcg_bits[3] = {"RIPV", "EIPV", "MCIP"};
@@ -408,7 +409,7 @@ static void mce_smca_words(const Mce *m, MceWords *w)
 		if (m->mcgstatus & BIT(i))
 			words_add(&w->mcgstatus_msg, "%s", mcg_bits[i]);
 
-	const struct _hwtap_smca_bank *bank = _hwtap_smca_find(m->ipid);
+	const struct _hwtap_smca_bank *bank = _hwtap_smca_find_cpu(m->ipid, family, model);
 	unsigned xec = m->status >> 16 & 0x3f, hwid = m->ipid >> 32 & 0xfff;
 	unsigned mcatype = m->ipid >> 48, umc = (m->ipid & 0xffffffff) >> 20;
 	if (hwid == 0xb0 && mcatype == 4) {
@@ -423,7 +424,10 @@ static void mce_smca_words(const Mce *m, MceWords *w)
 			  (int)m->bank);
 		if (xec < bank->ncodes)
 			words_add(&w->mcastatus_msg, "%s. Ext Err Code: %d", bank->codes[xec], xec);
-		if (hwid == 0x96 && mcatype == 0 && xec == 0)
+		if (hwid == 0x96 && mcatype == 0 && xec == 0 && _hwtap_smca_mi300(family, model))
+			/* MCA_IPID[47:44], InstanceIdHi: the node's die */
+			words_add(&w->mc_location, "memory_die_id=%d", (int)(m->ipid >> 44 & 15) / 4);
+		else if (hwid == 0x96 && mcatype == 0 && xec == 0)
 			words_add(&w->mc_location, "memory_channel=%d,csrow=%d", umc,
 				  (int)(m->synd & 7));
 		if (hwid == 0x96 && mcatype == 1 && xec == 0)
@@ -504,7 +508,7 @@ void mce_words(const Mce *m, MceWords *w)
 		mce_intel_words(m, family, model, w);
 	else if ((m->cpuvendor == 2 && family >= 0x17) ||        /* AMD, Scalable MCA */
 		 (m->cpuvendor == 9 && family == 0x18))          /* Hygon */
-		mce_smca_words(m, w);
+		mce_smca_words(m, family, model, w);
 	else if (m->cpuvendor == 2 && family == 15)            /* AMD K8 */
 		mce_k8_words(m, w);
 	else if (m->cpuvendor == 5 || m->cpuvendor == 10)      /* Centaur, Zhaoxin */

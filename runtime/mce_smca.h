@@ -9,7 +9,7 @@
 #ifndef HWTAP_MCE_SMCA_H
 #define HWTAP_MCE_SMCA_H
 
-#define _HWTAP_NELEM(a) (sizeof(a) / sizeof((a)[0]))
+#include "mce_field.h"
 
 /* One SMCA bank type: the MCA_IPID fields that name it, its name, and what each
  * extended error code means in it ("Reserved" where rasdaemon says so). */
@@ -632,6 +632,64 @@ static const struct _hwtap_smca_bank _hwtap_smca_banks[] = {
 	  _hwtap_smca_phy, _HWTAP_NELEM(_hwtap_smca_phy) },
 };
 
+/* The tables rasdaemon 0.8.5 puts in place of two banks' on some CPU models (its
+ * fixup_hwid()): a Coherent Slave's (CS_V2) on family 19h models 10h-1Fh, 60h-7Bh and
+ * A0h-AFh and family 1Ah models 40h-4Fh, whose codes Genoa's revision guide (erratum
+ * 1384) reassigns; a memory controller's (UMC) on family 19h models 90h-9Fh (MI300's HBM
+ * controllers). */
+static const char *const _hwtap_smca_cs_v2_quirk[] = {
+	"Illegal Request",
+	"Address Violation",
+	"Security Violation",
+	"Illegal Response",
+	"Unexpected Response",
+	"Request or Probe Parity Error",
+	"Read Response Parity Error",
+	"Atomic Request Parity Error",
+	"SDP read response had no match in the CS queue",
+	"SDP read response had an unexpected RETRY error",
+	"Counter overflow error",
+	"Counter underflow error",
+	"Probe Filter Protocol Error",
+	"Probe Filter ECC Error",
+	"Illegal Request on the no data channel",
+	"Address Violation on the no data channel",
+	"Security Violation on the no data channel",
+	"Hardware Assert Error",
+};
+
+static const char *const _hwtap_smca_umc_quirk[] = {
+	"DRAM On Die ECC error",
+	"Data poison error",
+	"SDP parity error",
+	"Reserved",
+	"Address/Command parity error",
+	"HBM Write data parity error",
+	"Consolidated SRAM ECC error",
+	"Reserved",
+	"Reserved",
+	"Rdb SRAM ECC error",
+	"Thermal throttling",
+	"HBM Read Data Parity error",
+	"Reserved",
+	"UMC FW Error",
+	"SRAM Parity Error",
+	"HBM CRC Error",
+};
+
+static const struct _hwtap_smca_bank _hwtap_smca_quirks[] = {
+	{ 0x02e, 0x02, "CS_V2 (Coherent Slave)",
+	  _hwtap_smca_cs_v2_quirk, _HWTAP_NELEM(_hwtap_smca_cs_v2_quirk) },
+	{ 0x096, 0x00, "UMC (Unified Memory Controller)",
+	  _hwtap_smca_umc_quirk, _HWTAP_NELEM(_hwtap_smca_umc_quirk) },
+};
+
+/* Family 19h models 90h-9Fh, whose UMC errors rasdaemon locates by die, not channel. */
+static inline int _hwtap_smca_mi300(unsigned int family, unsigned int model)
+{
+	return family == 0x19 && model >= 0x90 && model <= 0x9f;
+}
+
 /* The bank type MCA_IPID names, or NULL (an unknown pair, or no IPID at all). */
 static inline const struct _hwtap_smca_bank *_hwtap_smca_find(unsigned long long ipid)
 {
@@ -645,6 +703,23 @@ static inline const struct _hwtap_smca_bank *_hwtap_smca_find(unsigned long long
 		if (bank->hwid == hwid && bank->mcatype == mcatype)
 			return bank;
 	return NULL;
+}
+
+/* The same on a CPU of FAMILY and MODEL, with rasdaemon's substitutes for its errata. */
+static inline const struct _hwtap_smca_bank *
+_hwtap_smca_find_cpu(unsigned long long ipid, unsigned int family, unsigned int model)
+{
+	const struct _hwtap_smca_bank *bank = _hwtap_smca_find(ipid);
+
+	if (bank && bank->hwid == 0x02e && bank->mcatype == 0x02 &&
+	    ((family == 0x19 && ((model >= 0x10 && model <= 0x1f) ||
+				 (model >= 0x60 && model <= 0x7b) ||
+				 (model >= 0xa0 && model <= 0xaf))) ||
+	     (family == 0x1a && model >= 0x40 && model <= 0x4f)))
+		return &_hwtap_smca_quirks[0];
+	if (bank && bank->hwid == 0x096 && bank->mcatype == 0x00 && _hwtap_smca_mi300(family, model))
+		return &_hwtap_smca_quirks[1];
+	return bank;
 }
 
 #endif

@@ -90,12 +90,17 @@ static void mce_code_words(const Mce *m, MceWords *w)
 			words_add(&w->mcastatus_msg, "Internal Timer error");
 		else
 			words_add(&w->mcastatus_msg, "Internal unclassified error: %x", code);
-	} else if (code >> 11 == 1)
+	} else if (code >> 11 == 1) {
 		words_add(&w->mcastatus_msg, "BUS %s %s %s %s %s Error", level_words[code & 3],
 			  participation_words[code >> 9 & 3], request_words(code >> 4 & 15),
 			  io_words[code >> 2 & 3],
 			  code & BIT(8) ? "Request-timed-out" : "Request-did-not-timeout");
-	else if (code >> 7 == 1) {
+		/* an IO MCA (0e0bh): MCi_MISC names the root port (rasdaemon 0.8.5) */
+		if (code == 0xe0b && m->status & BIT(59))
+			words_add(&w->mcastatus_msg, "IO MCA reported by root port %x:%02x:%02x.%x",
+				  (unsigned)(m->misc >> 32 & 0xff), (unsigned)(m->misc >> 24 & 0xff),
+				  (unsigned)(m->misc >> 19 & 31), (unsigned)(m->misc >> 16 & 7));
+	} else if (code >> 7 == 1) {
 		char channel[16];
 		if ((code & 15) == 15)
 			snprintf(channel, sizeof(channel), "unspecified");

@@ -229,6 +229,10 @@ CONFIG_SCSI_LOWLEVEL=y
 CONFIG_SCSI_DEBUG=m
 CONFIG_MEMORY_HOTPLUG=y
 CONFIG_NETDEVSIM=m
+# and the RAS sources Debian's kernels have: EDAC's core and the extended error log
+# (ras:extlog_mem_event exists only with it), built in as there
+CONFIG_EDAC=y
+CONFIG_ACPI_EXTLOG=y
 # BTF, as Debian's kernels have it: kernel.function and kernel.trace find functions,
 # tracepoints and their arguments' types there (translator/btf.c). It needs DWARF to be
 # built from (pahole, package dwarves), which the build then drops from nothing: vmlinux

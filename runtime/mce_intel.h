@@ -9,10 +9,10 @@
  * tables and words are rasdaemon's (mce-intel-p4-p6.c, -dunnington.c, -tulsa.c,
  * -nehalem.c, -sb.c, -ivb.c, -broadwell-de.c, -knl.c, which cite the Intel SDM Vol. 3B's
  * model-specific tables; Granite Rapids(-D), Sierra Forest and Clearwater Forest's
- * -granite.c and Diamond Rapids' -diamond.c, both from mcelog), taken entry by entry, quirks and all: rasdaemon reads a field list up to its first
- * unnamed field, so the fields after one are never printed, and here they are left out;
- * its Sandy and Ivy Bridge-EP code names both ranks even when MCi_MISC gives neither
- * (-1).
+ * -granite.c and Diamond Rapids' -diamond.c, both from mcelog), taken entry by entry,
+ * quirks and all: rasdaemon reads a field list up to its first unnamed field, so the
+ * fields after one are never printed, and here they are left out; its Sandy and Ivy
+ * Bridge-EP code names both ranks even when MCi_MISC gives neither (-1).
  *
  * Unlike mce_skx.h and its kind, which are tables only, this header holds the code too,
  * in C that the module (the tapset's mce_model_str(), embedded C) and hwtap-run (its

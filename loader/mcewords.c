@@ -65,6 +65,18 @@ static const char *request_words(unsigned rrrr)
 	return rrrr < 9 ? w[rrrr] : "UNKNOWN";
 }
 
+/* mcgstatus_msg as rasdaemon writes it: the register in decimal, then the names of its
+ * first N bits set (RIPV, EIPV, MCIP, LMCE: its AMD decoder names the first three). */
+static void mcgstatus_words(const Mce *m, MceWords *w, int n)
+{
+	static const char *const bits[4] = {"RIPV", "EIPV", "MCIP", "LMCE"};
+
+	words_add(&w->mcgstatus_msg, "mcgstatus=%lld", (long long)m->mcgstatus);
+	for (int i = 0; i < n; i++)
+		if (m->mcgstatus & BIT(i))
+			words_add(&w->mcgstatus_msg, "%s", bits[i]);
+}
+
 /* The compound error code's words (rasdaemon's decode_mca). */
 static void mce_code_words(const Mce *m, MceWords *w)
 {
@@ -306,11 +318,7 @@ static void mce_intel_words(const Mce *m, unsigned family, unsigned model, MceWo
 	if (m->bank == EXTENDED_BANK + 90)
 		words_add(&w->bank_name, "Timeout waiting for exception on other CPUs");
 
-	words_add(&w->mcgstatus_msg, "mcgstatus=%lld", (long long)m->mcgstatus);
-	static const char *const mcg_bits[4] = {"RIPV", "EIPV", "MCIP", "LMCE"};
-	for (int i = 0; i < 4; i++)
-		if (m->mcgstatus & BIT(i))
-			words_add(&w->mcgstatus_msg, "%s", mcg_bits[i]);
+	mcgstatus_words(m, w, 4);
 
 	unsigned long long s = m->status;
 	if (!(s & BIT(63)))
@@ -408,11 +416,7 @@ static void mce_amd_code_words(const Mce *m, MceWords *w)
  * error is (its die on family 19h models 90h-9Fh). */
 static void mce_smca_words(const Mce *m, unsigned family, unsigned model, MceWords *w)
 {
-	words_add(&w->mcgstatus_msg, "mcgstatus=%lld", (long long)m->mcgstatus);
-	static const char *const mcg_bits[3] = {"RIPV", "EIPV", "MCIP"};
-	for (int i = 0; i < 3; i++)
-		if (m->mcgstatus & BIT(i))
-			words_add(&w->mcgstatus_msg, "%s", mcg_bits[i]);
+	mcgstatus_words(m, w, 3);
 
 	const struct _hwtap_smca_bank *bank = _hwtap_smca_find_cpu(m->ipid, family, model);
 	unsigned xec = m->status >> 16 & 0x3f, hwid = m->ipid >> 32 & 0xfff;
@@ -460,11 +464,7 @@ static void mce_k8_words(const Mce *m, MceWords *w)
  * too). */
 static void mce_zhaoxin_words(const Mce *m, unsigned family, unsigned model, MceWords *w)
 {
-	words_add(&w->mcgstatus_msg, "mcgstatus=%lld", (long long)m->mcgstatus);
-	static const char *const mcg_bits[4] = {"RIPV", "EIPV", "MCIP", "LMCE"};
-	for (int i = 0; i < 4; i++)
-		if (m->mcgstatus & BIT(i))
-			words_add(&w->mcgstatus_msg, "%s", mcg_bits[i]);
+	mcgstatus_words(m, w, 4);
 
 	unsigned long long s = m->status;
 	if (!(s & BIT(61)))

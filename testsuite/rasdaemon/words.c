@@ -6,55 +6,42 @@
 #include <string.h>
 
 #include "mcewords.h"
+#include "record.h"
 
-static void text(const char *s)
-{
-	for (; *s; s++)
-		if (*s == '\n')
-			fputs("\\n", stdout);
-		else
-			putchar(*s);
-	putchar('|');
-}
 
 int main(void)
 {
-	unsigned vendor, family, model, bank, apicid, cpu;
-	unsigned long long status, misc, mcgstatus, mcgcap, ipid, synd;
-	char line[512];
+	struct record r;
+	int got;
 
-	while (fgets(line, sizeof(line), stdin)) {
+	while ((got = read_record(&r)) > 0) {
 		Mce m;
 		MceWords w;
 
-		if (sscanf(line, "%u %x %x %u %llx %llx %llx %llx %u %llx %llx %u", &vendor,
-			   &family, &model, &bank, &status, &misc, &mcgstatus, &mcgcap, &apicid,
-			   &ipid, &synd, &cpu) != 12)
-			return 1;
 		memset(&m, 0, sizeof(m));
 		memset(&w, 0, sizeof(w));
 		/* the CPUID signature of FAMILY and MODEL (extended fields as the kernel's) */
-		m.cpuid = (family >= 15 ? 15u << 8 | (family - 15) << 20 : family << 8) |
-			  (model & 15) << 4 | (model >> 4) << 16;
-		m.cpuvendor = vendor;
-		m.bank = bank;
-		m.status = status;
-		m.misc = misc;
-		m.mcgstatus = mcgstatus;
-		m.mcgcap = mcgcap;
-		m.apicid = apicid;
-		m.ipid = ipid;
-		m.synd = synd;
-		m.cpu = cpu;
+		m.cpuid = (r.family >= 15 ? 15u << 8 | (r.family - 15) << 20 : r.family << 8) |
+			  (r.model & 15) << 4 | (r.model >> 4) << 16;
+		m.cpuvendor = r.vendor;
+		m.bank = r.bank;
+		m.status = r.status;
+		m.misc = r.misc;
+		m.mcgstatus = r.mcgstatus;
+		m.mcgcap = r.mcgcap;
+		m.apicid = r.apicid;
+		m.ipid = r.ipid;
+		m.synd = r.synd;
+		m.cpu = r.cpu;
 		mce_words(&m, &w);
 		if (w.no_record) {
-			printf("%u|NORECORD\n", bank);
+			printf("%u|NORECORD\n", r.bank);
 			continue;
 		}
 		/* rasdb.c's: an empty error_msg takes mcastatus_msg, as rasdaemon's does */
 		if (!w.error_msg.s[0] && w.mcastatus_msg.s[0])
 			words_add(&w.error_msg, "%s", w.mcastatus_msg.s);
-		printf("%u|", bank);
+		printf("%u|", r.bank);
 		text(w.bank_name.s);
 		text(w.error_msg.s);
 		text(w.mcgstatus_msg.s);
@@ -64,5 +51,5 @@ int main(void)
 		text(w.mc_location.s);
 		putchar('\n');
 	}
-	return 0;
+	return got < 0;
 }

@@ -204,7 +204,7 @@ static int expand_alias(Derive *c, Expansion *e, ProbePoint *pp, Probe *alias, P
 		int errors = diag_errors;
 		int n = expand(c, &inner, np, depth + 1);
 		if (!n && !target->optional) {
-			if (diag_errors == errors && !e->user_point->optional)
+			if (diag_errors == errors && !e->optional)
 				error_at(target->tok, "probe alias '%s' expands to '%s', which is not a "
 					 "probe point", probe_point_string(name),
 					 probe_point_string(np));

@@ -22,6 +22,10 @@
  * lock stays busy) is counted with the skipped probes, as for any event. What a handler
  * printed wakes the reader at once (other output waits for the tick: transport.h).
  *
+ * A live record's handler runs inside the tracepoint's call, so the pointers the event
+ * passed (a firmware record's payload: ras.arm's pei_err, ras.non_standard's err, the
+ * kernel.trace spellings' arguments) may be read there; a queued record's are 0.
+ *
  * The callbacks run where the kernel fires the tracepoint, with preemption disabled:
  * mce_record in a kworker (the kernel's MCE decoding work), memory_failure_event in the
  * task whose page failed or in the kworker of the MCE that found it, aer_event in an
@@ -56,6 +60,8 @@ struct hwtap_ras {
 	const char *config;			/* the kernel option it needs: "CONFIG_X86_MCE" */
 	void *callback;				/* NULL: this kernel was built without config */
 	void (*handler)(const struct hwtap_ras_record *r);
+	u32 pointers;				/* the v[] that are pointers the tracepoint
+						 * passed: valid while it fires, not after */
 	/* the runtime's */
 	struct tracepoint *tp;			/* while watched */
 	atomic_t lost;				/* records that found the queue full */
@@ -69,6 +75,17 @@ static int _hwtap_ras_head, _hwtap_ras_len;
 static bool _hwtap_ras_live;		/* records go straight to their handler */
 static DEFINE_RAW_SPINLOCK(_hwtap_ras_lock);
 
+/* A queued record outlives its tracepoint's call: the pointers it passed become 0. */
+static void _hwtap_ras_forget_pointers(const struct hwtap_ras *src, struct hwtap_ras_record *r)
+{
+	u32 m = src->pointers;
+
+	while (m) {
+		r->v[__ffs(m)] = 0;
+		m &= m - 1;
+	}
+}
+
 /* From a tracepoint callback: R handled now, or queued until the session runs. */
 static void _hwtap_ras_deliver(struct hwtap_ras *src, const struct hwtap_ras_record *r)
 {
@@ -81,6 +98,7 @@ static void _hwtap_ras_deliver(struct hwtap_ras *src, const struct hwtap_ras_rec
 
 			_hwtap_ras_queue[i].src = src;
 			_hwtap_ras_queue[i].rec = *r;
+			_hwtap_ras_forget_pointers(src, &_hwtap_ras_queue[i].rec);
 		} else {
 			atomic_inc(&src->lost);
 		}

@@ -21,6 +21,7 @@
 
 struct _hwtap_arm_summary {
 	u32 pei_len, ctx_len, oem_len;	/* bytes of entries, context records, vendor data */
+	const void *pei_err, *ctx_err, *oem;	/* where each starts, in the section */
 	u32 types, flags;		/* every entry's type and flag bits */
 	s64 error_count;		/* the last entry with one: multiple_error + 1; 0 */
 	u64 error_info, virt_fault_addr, phy_fault_addr;	/* the last entry's with each */
@@ -64,6 +65,9 @@ static inline void _hwtap_arm_summarize(const struct cper_sec_proc_arm *proc,
 		s->ctx_len += size;
 	}
 	s->oem_len = len - at;
+	s->pei_err = proc + 1;
+	s->ctx_err = (const u8 *)s->pei_err + s->pei_len;
+	s->oem = (const u8 *)proc + at;
 }
 
 #endif

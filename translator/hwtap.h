@@ -606,7 +606,9 @@ typedef struct RasSource {
 	const char *fields[32];          /* each context variable's value, in C; strings
 					  * "guid:ARG" are a guid_t * printed as text,
 					  * "rwbs:FLAGS" a request's flags as blktrace
-					  * writes them ("RS"), "array:ARRAY" a char array */
+					  * writes them ("RS"), "array:ARRAY" a char array;
+					  * longs "ptr:P" a pointer the tracepoint passed,
+					  * 0 in a record handled after its call */
 	const char *filter;              /* only the events for which this C holds, or NULL */
 	const char *prologue;            /* C statements the fields' C may use, or NULL */
 } RasSource;

@@ -47,11 +47,11 @@ static const PointShape ras_shapes[] = {
 	{"ras.arm", "affinity:long mpidr:long midr:long running_state:long psci_state:long "
 		    "error_count:long types:long flags:long error_info:long "
 		    "virt_fault_addr:long phy_fault_addr:long pei_len:long ctx_len:long "
-		    "oem_len:long"},
+		    "oem_len:long pei_err:long ctx_err:long oem:long"},
 	{"ras.non_standard", "sec_type:string fru_id:string fru_text:string severity:long "
-			     "len:long"},
+			     "len:long err:long"},
 	{"ras.extlog_mem", "error_seq:long etype:long severity:long pa:long pa_mask_lsb:long "
-			   "fru_id:string fru_text:string"},
+			   "fru_id:string fru_text:string mem:long"},
 	{"ras.disk_error", "dev:long major:long minor:long disk:string sector:long "
 			   "nr_sector:long error:long rwbs:string"},
 	{"ras.signal", "sig:long errno:long code:long comm:string pid:long group:long "
@@ -119,17 +119,19 @@ static const RasSource ras_sources[] = {
 	  "proc->validation_bits & CPER_ARM_VALID_RUNNING_STATE ? proc->psci_state : ~0U",
 	  /* the error information entries after the section's header (runtime/ras_arm.h) */
 	  "arm.error_count", "arm.types", "arm.flags", "arm.error_info", "arm.virt_fault_addr",
-	  "arm.phy_fault_addr", "arm.pei_len", "arm.ctx_len", "arm.oem_len"},
+	  "arm.phy_fault_addr", "arm.pei_len", "arm.ctx_len", "arm.oem_len",
+	  /* where those three are: read in the handler, while the event fires */
+	  "ptr:arm.pei_err", "ptr:arm.ctx_err", "ptr:arm.oem"},
 	 .prologue = "struct _hwtap_arm_summary arm; _hwtap_arm_summarize(proc, &arm);"},
 	{"ras.non_standard", TP_NON_STANDARD,
-	 {"guid:sec_type", "guid:fru_id", "fru_text", "sev", "len"}},
+	 {"guid:sec_type", "guid:fru_id", "fru_text", "sev", "len", "ptr:err"}},
 	{"ras.extlog_mem", TP_EXTLOG_MEM,
 	 {"err_seq",
 	  "mem->validation_bits & CPER_MEM_VALID_ERROR_TYPE ? mem->error_type : 0xff", "sev",
 	  "mem->validation_bits & CPER_MEM_VALID_PA ? mem->physical_addr : ~0ULL",
 	  "mem->validation_bits & CPER_MEM_VALID_PA_MASK ? "
 	  "__ffs64(mem->physical_addr_mask) : 0xff",
-	  "guid:fru_id", "fru_text"}},
+	  "guid:fru_id", "fru_text", "ptr:mem"}},
 	/* as the kernel's own event records them (include/trace/events/block.h) */
 	{"ras.disk_error", TP_BLOCK_RQ_ERROR,
 	 {DISK_DEVT, "MAJOR" DISK_DEVT, "MINOR" DISK_DEVT,

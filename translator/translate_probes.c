@@ -399,6 +399,26 @@ static int ras_index(Session *s, Probe *p)
 	unreachable();
 }
 
+/* The longs of SHAPE's record (bit K: r.v[K]) that are pointers the tracepoint passed:
+ * "ptr:" fields, and the kernel.trace spellings' pointer arguments. */
+static unsigned ras_pointer_longs(const PointShape *shape)
+{
+	const RasSource *src = ras_source(shape);
+	const char *vars = shape->context_vars;
+	bool trace = !strncmp(shape->pattern, "kernel.trace(", 13);
+	unsigned mask = 0;
+	int longs = 0, k = 0;
+	for (const char *v = vars; *v; v += strcspn(v, " "), v += *v == ' ', k++) {
+		if (!strncmp(v + strcspn(v, ":"), ":string", 7))
+			continue;
+		const char *e = src->fields[k];
+		if (!strncmp(e, "ptr:", 4) || (trace && trace_arg_is_pointer(shape, e)))
+			mask |= 1u << longs;
+		longs++;
+	}
+	return mask;
+}
+
 /* Probe index's tracepoint callback, which copies the event's fields into a record
  * (guarded by the kernel option that gives the tracepoint), and its handler. */
 void ptab_ras_callbacks(Gen *g, Probe *p, int index)
@@ -418,7 +438,9 @@ void ptab_ras_callbacks(Gen *g, Probe *p, int index)
 		tr_line(g, "	%s", src->prologue);
 	for (const char *v = vars; *v; v += strcspn(v, " "), v += *v == ' ', k++) {
 		const char *e = src->fields[k];
-		if (strncmp(v + strcspn(v, ":"), ":string", 7))
+		if (!strncmp(e, "ptr:", 4))
+			tr_line(g, "	r.v[%d] = (int64_t)(uintptr_t)(%s);", longs++, e + 4);
+		else if (strncmp(v + strcspn(v, ":"), ":string", 7))
 			tr_line(g, "	r.v[%d] = (int64_t)(%s);", longs++, e);
 		else if (!strncmp(e, "guid:", 5))
 			tr_line(g, "	snprintf(r.s[%d], MAXSTRINGLEN, \"%%pUl\", %s);", strings++,
@@ -472,6 +494,9 @@ int ptab_ras_table(Gen *g, Session *s)
 		tr_line(g, "		.callback = ras_%d_tp,", i);
 		tr_line(g, "#endif");
 		tr_line(g, "		.handler = ras_%d_run,", i);
+		unsigned pointers = ras_pointer_longs(p->shape);
+		if (pointers)
+			tr_line(g, "		.pointers = %#x,", pointers);
 		tr_line(g, "	},");
 	}
 	tr_line(g, "};");

@@ -16,8 +16,10 @@
 #define _GNU_SOURCE
 #include "loader.h"
 #include "mcewords.h"
+#include "rasdb.h"
 #include "../runtime/protocol.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -46,24 +48,37 @@ static char *dbformat(const char *fmt, ...)
 
 /* ---- the tables, as rasdaemon 0.8.5 makes them --------------------------------------- */
 
-/* How a column's value is bound: rasdaemon binds some integers as 32 bits (they are cut
- * to them), others as 64; texts; blobs (from hex digits). */
-enum kind { K_INT, K_INT64, K_TEXT, K_BLOB };
 
 typedef struct Column {
 	const char *name, *type;
 	enum kind kind;
 } Column;
 
-#define MAX_COLUMNS 32
 
 typedef struct Table {
 	const char *name;
 	Column cols[MAX_COLUMNS];       /* after id and timestamp, which every table has */
 } Table;
 
-enum { T_MC, T_AER, T_EXTLOG, T_MCE, T_ARM, T_NON_STANDARD, T_DEVLINK, T_DISK, T_MF,
-       T_SIGNAL, T_COUNT };
+
+/* The columns of a CXL event record's header, in every cxl_* table but the first four. */
+#define CXL_DEVICE_COLUMNS \
+	{"memdev", "TEXT", K_TEXT}, {"host", "TEXT", K_TEXT}, \
+	{"serial", "INTEGER", K_INT64}
+#define CXL_HDR_COLUMNS CXL_DEVICE_COLUMNS, \
+	{"log_type", "TEXT", K_TEXT}, {"hdr_uuid", "TEXT", K_TEXT}, \
+	{"hdr_flags", "INTEGER", K_INT}, {"hdr_handle", "INTEGER", K_INT}, \
+	{"hdr_related_handle", "INTEGER", K_INT}, {"hdr_ts", "TEXT", K_TEXT}, \
+	{"hdr_length", "INTEGER", K_INT}, {"hdr_maint_op_class", "INTEGER", K_INT}, \
+	{"hdr_maint_op_sub_class", "INTEGER", K_INT}, {"hdr_ld_id", "INTEGER", K_INT}, \
+	{"hdr_head_id", "INTEGER", K_INT}
+
+/* HiSilicon HIP08's OEM sections' columns (both types) */
+#define HIP08_OEM_COLUMNS \
+	{"version", "INTEGER", K_INT}, {"soc_id", "INTEGER", K_INT}, \
+	{"socket_id", "INTEGER", K_INT}, {"nimbus_id", "INTEGER", K_INT}, \
+	{"module_id", "TEXT", K_TEXT}, {"sub_module_id", "TEXT", K_TEXT}, \
+	{"err_severity", "TEXT", K_TEXT}, {"regs_dump", "TEXT", K_TEXT}
 
 static const Table tables[T_COUNT] = {
 	[T_MC] = {"mc_event", {
@@ -122,16 +137,73 @@ static const Table tables[T_COUNT] = {
 		{"code", "INTEGER", K_INT}, {"comm", "TEXT", K_TEXT},
 		{"pid", "INTEGER", K_INT}, {"grp", "INTEGER", K_INT},
 		{"res", "INTEGER", K_INT}}},
+	[T_CXL_POISON] = {"cxl_poison_event", {
+		CXL_DEVICE_COLUMNS, {"trace_type", "TEXT", K_TEXT}, {"region", "TEXT", K_TEXT},
+		{"region_uuid", "TEXT", K_TEXT}, {"hpa", "INTEGER", K_INT64},
+		{"dpa", "INTEGER", K_INT64}, {"dpa_length", "INTEGER", K_INT},
+		{"source", "TEXT", K_TEXT}, {"flags", "INTEGER", K_INT},
+		{"overflow_ts", "TEXT", K_TEXT}, {"hpa_alias0", "INTEGER", K_INT64}}},
+	[T_CXL_AER_UE] = {"cxl_aer_ue_event", {
+		CXL_DEVICE_COLUMNS, {"error_status", "INTEGER", K_INT},
+		{"first_error", "INTEGER", K_INT}, {"header_log", "BLOB", K_BLOB}}},
+	[T_CXL_AER_CE] = {"cxl_aer_ce_event", {
+		CXL_DEVICE_COLUMNS, {"error_status", "INTEGER", K_INT}}},
+	[T_CXL_OVERFLOW] = {"cxl_overflow_event", {
+		CXL_DEVICE_COLUMNS, {"log_type", "TEXT", K_TEXT}, {"count", "INTEGER", K_INT},
+		{"first_ts", "TEXT", K_TEXT}, {"last_ts", "TEXT", K_TEXT}}},
+	[T_CXL_GENERIC] = {"cxl_generic_event", {CXL_HDR_COLUMNS, {"data", "BLOB", K_BLOB}}},
+	[T_CXL_GENERAL_MEDIA] = {"cxl_general_media_event", {
+		CXL_HDR_COLUMNS, {"dpa", "INTEGER", K_INT64}, {"dpa_flags", "INTEGER", K_INT},
+		{"descriptor", "INTEGER", K_INT}, {"type", "INTEGER", K_INT},
+		{"transaction_type", "INTEGER", K_INT}, {"channel", "INTEGER", K_INT},
+		{"rank", "INTEGER", K_INT}, {"device", "INTEGER", K_INT},
+		{"comp_id", "BLOB", K_BLOB}, {"hpa", "INTEGER", K_INT64},
+		{"region", "TEXT", K_TEXT}, {"region_uuid", "TEXT", K_TEXT},
+		{"pldm_entity_id", "BLOB", K_BLOB}, {"pldm_resource_id", "BLOB", K_BLOB},
+		{"sub_type", "INTEGER", K_INT}, {"cme_threshold_ev_flags", "INTEGER", K_INT},
+		{"cme_count", "INTEGER", K_INT}, {"hpa_alias0", "INTEGER", K_INT64}}},
+	[T_CXL_DRAM] = {"cxl_dram_event", {
+		CXL_HDR_COLUMNS, {"dpa", "INTEGER", K_INT64}, {"dpa_flags", "INTEGER", K_INT},
+		{"descriptor", "INTEGER", K_INT}, {"type", "INTEGER", K_INT},
+		{"transaction_type", "INTEGER", K_INT}, {"channel", "INTEGER", K_INT},
+		{"rank", "INTEGER", K_INT}, {"nibble_mask", "INTEGER", K_INT},
+		{"bank_group", "INTEGER", K_INT}, {"bank", "INTEGER", K_INT},
+		{"row", "INTEGER", K_INT}, {"column", "INTEGER", K_INT},
+		{"cor_mask", "BLOB", K_BLOB}, {"hpa", "INTEGER", K_INT64},
+		{"region", "TEXT", K_TEXT}, {"region_uuid", "TEXT", K_TEXT},
+		{"comp_id", "BLOB", K_BLOB}, {"pldm_entity_id", "BLOB", K_BLOB},
+		{"pldm_resource_id", "BLOB", K_BLOB}, {"sub_type", "INTEGER", K_INT},
+		{"sub_channel", "INTEGER", K_INT}, {"cme_threshold_ev_flags", "INTEGER", K_INT},
+		{"cvme_count", "INTEGER", K_INT}, {"hpa_alias0", "INTEGER", K_INT64}}},
+	[T_CXL_MEMORY_MODULE] = {"cxl_memory_module_event", {
+		CXL_HDR_COLUMNS, {"event_type", "INTEGER", K_INT},
+		{"health_status", "INTEGER", K_INT}, {"media_status", "INTEGER", K_INT},
+		{"life_used", "INTEGER", K_INT}, {"dirty_shutdown_cnt", "INTEGER", K_INT},
+		{"cor_vol_err_cnt", "INTEGER", K_INT}, {"cor_per_err_cnt", "INTEGER", K_INT},
+		{"device_temp", "INTEGER", K_INT}, {"add_status", "INTEGER", K_INT},
+		{"event_sub_type", "INTEGER", K_INT}, {"comp_id", "BLOB", K_BLOB},
+		{"pldm_entity_id", "BLOB", K_BLOB}, {"pldm_resource_id", "BLOB", K_BLOB}}},
+	/* the vendors' (rasvendor.c) */
+	[T_HISI_COMMON] = {"hisi_common_section_v2", {
+		{"version", "INTEGER", K_INT}, {"soc_id", "INTEGER", K_INT},
+		{"socket_id", "INTEGER", K_INT}, {"totem_id", "INTEGER", K_INT},
+		{"nimbus_id", "INTEGER", K_INT}, {"sub_system_id", "INTEGER", K_INT},
+		{"module_id", "TEXT", K_TEXT}, {"sub_module_id", "INTEGER", K_INT},
+		{"core_id", "INTEGER", K_INT}, {"port_id", "INTEGER", K_INT},
+		{"err_type", "INTEGER", K_INT}, {"pcie_info", "TEXT", K_TEXT},
+		{"err_severity", "TEXT", K_TEXT}, {"regs_dump", "TEXT", K_TEXT}}},
+	[T_HIP08_TYPE1] = {"hip08_oem_type1_event_v2", {HIP08_OEM_COLUMNS}},
+	[T_HIP08_TYPE2] = {"hip08_oem_type2_event_v2", {HIP08_OEM_COLUMNS}},
+	[T_HIP08_PCIE_LOCAL] = {"hip08_pcie_local_event_v2", {
+		{"version", "INTEGER", K_INT}, {"soc_id", "INTEGER", K_INT},
+		{"socket_id", "INTEGER", K_INT}, {"nimbus_id", "INTEGER", K_INT},
+		{"sub_module_id", "TEXT", K_TEXT}, {"core_id", "INTEGER", K_INT},
+		{"port_id", "INTEGER", K_INT}, {"err_severity", "TEXT", K_TEXT},
+		{"err_type", "INTEGER", K_INT}, {"regs_dump", "TEXT", K_TEXT}}},
+	[T_YITIAN_DDR] = {"yitian_ddr_reg_dump_event", {
+		{"address", "INTEGER", K_INT64}, {"regs_dump", "TEXT", K_TEXT}}},
 };
 
-/* One row's values, by the table's column index; a text column's is owned by the row. */
-typedef struct Row {
-	int table;
-	bool set[MAX_COLUMNS];
-	long long num[MAX_COLUMNS];
-	char *text[MAX_COLUMNS];
-	bool dropped;           /* an event rasdaemon stores no row of */
-} Row;
 
 static int column_index(int t, const char *name)
 {
@@ -141,19 +213,29 @@ static int column_index(int t, const char *name)
 	abort();                        /* a name below that the table lacks: a bug here */
 }
 
-static void set_num(Row *row, const char *col, long long v)
+void set_num(Row *row, const char *col, long long v)
 {
 	int i = column_index(row->table, col);
 	row->set[i] = true;
 	row->num[i] = v;
 }
 
-static void set_text(Row *row, const char *col, const char *s)
+void set_text(Row *row, const char *col, const char *s)
 {
 	int i = column_index(row->table, col);
 	row->set[i] = true;
 	free(row->text[i]);
 	row->text[i] = xstrndup(s, strlen(s));
+}
+
+void set_blob(Row *row, const char *col, const void *p, size_t n)
+{
+	int i = column_index(row->table, col);
+	row->set[i] = true;
+	free(row->text[i]);
+	row->text[i] = xrealloc(NULL, n + 1);
+	memcpy(row->text[i], p, n);
+	row->len[i] = n;
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -171,7 +253,8 @@ static void set_textf(Row *row, const char *col, const char *fmt, ...)
 
 typedef struct Source {
 	const char *name;               /* as the record names it: the ras.* point's */
-	const char *kinds;              /* its fields: 'n' a number, 's' a text */
+	const char *kinds;              /* its fields: 'n' a number, 's' a text, 'b' a
+					 * payload (blob_len(), blob_bytes()) */
 	int table;
 	void (*fill)(Row *row, char **f);
 } Source;
@@ -179,6 +262,24 @@ typedef struct Source {
 static long long num(const char *s)
 {
 	return strtoll(s, NULL, 10);
+}
+
+/* A payload field: its length in decimal, a NUL, its bytes (rasdb_record() checked). */
+static size_t blob_len(const char *f)
+{
+	return strtoull(f, NULL, 10);
+}
+
+static const char *blob_bytes(const char *f)
+{
+	return f + strlen(f) + 1;
+}
+
+/* Payload field F as column COL's blob; none (NULL) when it is empty. */
+static void set_payload(Row *row, const char *col, const char *f)
+{
+	if (blob_len(f))
+		set_blob(row, col, blob_bytes(f), blob_len(f));
 }
 
 static void fill_mce(Row *row, char **f)
@@ -321,6 +422,9 @@ static void fill_arm(Row *row, char **f)
 	set_num(row, "error_info", num(f[8]));
 	set_num(row, "virt_fault_addr", num(f[9]));
 	set_num(row, "phy_fault_addr", num(f[10]));
+	set_payload(row, "err_info", f[11]);
+	set_payload(row, "context_info", f[12]);
+	set_payload(row, "vendor_info", f[13]);
 }
 
 static const char *ghes_severity(long long sev)
@@ -330,46 +434,58 @@ static const char *ghes_severity(long long sev)
 	       sev == 2 ? "Recoverable" : "Fatal";
 }
 
-/* A GUID as the tapset gives it, "xxxxxxxx-xxxx-...", as its 16 bytes in memory order,
- * in hex, for a blob column: kept as the kernel stored it (little-endian fields). */
-static void guid_hex(char *out, const char *guid)
+static int hexval(int c)
+{
+	return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+}
+
+/* A GUID as the tapset gives it, "xxxxxxxx-xxxx-...", as column COL's blob: its 16 bytes
+ * as the kernel stored them (little-endian fields); an empty blob for anything else. */
+static void set_guid(Row *row, const char *col, const char *guid)
 {
 	static const int order[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
 	char digits[33] = "";
+	unsigned char b[16];
 	size_t n = 0;
 	for (const char *p = guid; *p && n < 32; p++)
 		if (strchr("0123456789abcdefABCDEF", *p))
 			digits[n++] = *p;
 	if (n != 32) {
-		out[0] = '\0';
+		set_blob(row, col, "", 0);
 		return;
 	}
 	for (int i = 0; i < 16; i++)
-		memcpy(out + 2 * i, digits + 2 * order[i], 2);
-	out[32] = '\0';
+		b[i] = hexval(digits[2 * order[i]]) << 4 | hexval(digits[2 * order[i] + 1]);
+	set_blob(row, col, b, 16);
 }
 
 static void fill_non_standard(Row *row, char **f)
 {
-	char sec[33], fru[33];
-	guid_hex(sec, f[0]);
-	guid_hex(fru, f[1]);
-	set_text(row, "sec_type", sec);
-	set_text(row, "fru_id", fru);
+	/* a section a vendor's decoder knows: a row of its table too */
+	Row *vendor = xrealloc(NULL, sizeof(*vendor));
+	memset(vendor, 0, sizeof(*vendor));
+	set_guid(row, "sec_type", f[0]);
+	if (row->len[column_index(T_NON_STANDARD, "sec_type")] == 16 &&
+	    vendor_row((const unsigned char *)row->text[column_index(T_NON_STANDARD, "sec_type")],
+		       (const unsigned char *)blob_bytes(f[4]), blob_len(f[4]), vendor))
+		row->vendor = vendor;
+	else
+		free(vendor);
+	set_guid(row, "fru_id", f[1]);
 	set_text(row, "fru_text", f[2]);
 	set_text(row, "severity", ghes_severity(num(f[3])));
+	set_payload(row, "error", f[4]);
 }
 
 static void fill_extlog(Row *row, char **f)
 {
-	char fru[33];
-	guid_hex(fru, f[5]);
 	set_num(row, "error_count", num(f[0]));
 	set_num(row, "etype", num(f[1]));
 	set_num(row, "severity", num(f[2]));
 	set_num(row, "address", num(f[3]));
-	set_text(row, "fru_id", fru);
+	set_guid(row, "fru_id", f[5]);
 	set_text(row, "fru_text", f[6]);
+	set_payload(row, "cper_data", f[7]);
 }
 
 static void fill_disk(Row *row, char **f)
@@ -433,17 +549,231 @@ static void fill_devlink(Row *row, char **f)
 	set_text(row, "msg", f[4]);
 }
 
+/* ---- CXL memory devices (rasdaemon 0.8.5's ras-cxl-handler.c) ----------------------- */
+
+/* A device's time T (nanoseconds since the epoch) as rasdaemon writes it: local time, or
+ * the epoch in UTC for 0. */
+static void set_cxl_time(Row *row, const char *col, long long t)
+{
+	char buf[64];
+	time_t secs = (unsigned long long)t / 1000000000ULL;
+	struct tm tm;
+	if (!t || !localtime_r(&secs, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S %z",
+							   &tm))
+		snprintf(buf, sizeof(buf), "1970-01-01 00:00:00 +0000");
+	set_text(row, col, buf);
+}
+
+static const char *cxl_log_type(long long log)
+{
+	static const char *const names[] = {"Informational", "Warning", "Failure", "Fatal"};
+	return log >= 0 && log < 4 ? names[log] : "Unknown";
+}
+
+/* The device: memdev, host, serial (F[0..2]). */
+static void cxl_device(Row *row, char **f)
+{
+	set_text(row, "memdev", f[0]);
+	set_text(row, "host", f[1]);
+	set_num(row, "serial", num(f[2]));
+}
+
+/* An event record's header (F[0..10], tapset ras-history.stp's order). The fields CXL
+ * 3.1 added (maintenance sub-class, LD and head IDs) no kernel here passes: 0 where the
+ * header's flags say they are not valid (rasdaemon's value), NULL where they say they are. */
+static void cxl_header(Row *row, char **f)
+{
+	long long flags = num(f[5]);
+	cxl_device(row, f);
+	set_text(row, "log_type", cxl_log_type(num(f[3])));
+	set_text(row, "hdr_uuid", f[4]);
+	set_num(row, "hdr_flags", flags);
+	set_num(row, "hdr_handle", num(f[6]));
+	set_num(row, "hdr_related_handle", num(f[7]));
+	set_cxl_time(row, "hdr_ts", num(f[8]));
+	set_num(row, "hdr_length", num(f[9]));
+	set_num(row, "hdr_maint_op_class", num(f[10]));
+	if (!(flags & BIT(6)))
+		set_num(row, "hdr_maint_op_sub_class", 0);
+	if (!(flags & BIT(7)))
+		set_num(row, "hdr_ld_id", 0);
+	if (!(flags & BIT(8)))
+		set_num(row, "hdr_head_id", 0);
+}
+
+/* Column COL from F where bit BIT of VALID says the record has it; 0 (rasdaemon's) where
+ * it does not. */
+static void set_valid(Row *row, const char *col, const char *f, long long valid, int bit)
+{
+	set_num(row, col, valid & BIT(bit) ? num(f) : 0);
+}
+
+/* The PLDM entity and resource IDs of a component ID (F, a payload of 16 bytes) that
+ * VALID's bit FORMAT says is in PLDM's format; zeros as rasdaemon's where it is not. */
+static void set_pldm_ids(Row *row, const char *f, long long valid, int format)
+{
+	unsigned char entity[6] = {0}, resource[4] = {0};
+	if (f && valid & BIT(format) && blob_len(f) == 16) {
+		const unsigned char *id = (const unsigned char *)blob_bytes(f);
+		if (id[0] & 1)
+			memcpy(entity, id + 1, sizeof(entity));
+		if (id[0] & 2)
+			memcpy(resource, id + 7, sizeof(resource));
+	}
+	set_blob(row, "pldm_entity_id", entity, sizeof(entity));
+	set_blob(row, "pldm_resource_id", resource, sizeof(resource));
+}
+
+static void fill_cxl_poison(Row *row, char **f)
+{
+	static const char *const traces[] = {"List", "Inject", "Clear"};
+	long long trace = num(f[3]), source = num(f[8]), flags = num(f[9]);
+	const char *from = source == 0 ? "Unknown" : source == 1 ? "External" :
+			   source == 2 ? "Internal" : source == 3 ? "Injected" :
+			   source == 7 ? "Vendor" : "Invalid";
+	cxl_device(row, f);
+	set_text(row, "trace_type", trace >= 0 && trace < 3 ? traces[trace] : "Invalid");
+	set_text(row, "region", f[4]);
+	set_text(row, "region_uuid", f[5]);
+	set_num(row, "dpa", num(f[6]));
+	set_num(row, "dpa_length", num(f[7]));
+	set_text(row, "source", from);
+	set_num(row, "flags", flags);
+	set_cxl_time(row, "overflow_ts", flags & BIT(1) ? num(f[10]) : 0);
+}
+
+static void fill_cxl_aer_ue(Row *row, char **f)
+{
+	/* the header log's words, big-endian, as rasdaemon stores them */
+	size_t n = blob_len(f[5]) / 4 * 4;
+	unsigned char *log = xrealloc(NULL, n + 1);
+	for (size_t i = 0; i < n; i += 4) {
+		uint32_t w;
+		memcpy(&w, blob_bytes(f[5]) + i, 4);
+		w = htobe32(w);
+		memcpy(log + i, &w, 4);
+	}
+	cxl_device(row, f);
+	set_num(row, "error_status", num(f[3]));
+	set_num(row, "first_error", num(f[4]));
+	if (n)
+		set_blob(row, "header_log", log, n);
+	free(log);
+}
+
+static void fill_cxl_aer_ce(Row *row, char **f)
+{
+	cxl_device(row, f);
+	set_num(row, "error_status", num(f[3]));
+}
+
+static void fill_cxl_overflow(Row *row, char **f)
+{
+	cxl_device(row, f);
+	set_text(row, "log_type", cxl_log_type(num(f[3])));
+	set_num(row, "count", num(f[4]));
+	set_cxl_time(row, "first_ts", num(f[5]));
+	set_cxl_time(row, "last_ts", num(f[6]));
+}
+
+static void fill_cxl_generic(Row *row, char **f)
+{
+	cxl_header(row, f);
+	set_payload(row, "data", f[11]);
+}
+
+/* What a general media or DRAM record has alike (F[11..15]), and what neither passes:
+ * sub_type, hpa_alias0 (NULL), the CME fields (0 unless a threshold event: NULL). */
+static void cxl_media(Row *row, char **f)
+{
+	long long descriptor = num(f[13]);
+	cxl_header(row, f);
+	set_num(row, "dpa", num(f[11]));
+	set_num(row, "dpa_flags", num(f[12]));
+	set_num(row, "descriptor", descriptor);
+	set_num(row, "type", num(f[14]));
+	set_num(row, "transaction_type", num(f[15]));
+	if (!(descriptor & BIT(1)))
+		set_num(row, "cme_threshold_ev_flags", 0);
+}
+
+static void fill_cxl_general_media(Row *row, char **f)
+{
+	long long valid = num(f[19]);
+	cxl_media(row, f);
+	if (!(num(f[13]) & BIT(1)))
+		set_num(row, "cme_count", 0);
+	set_valid(row, "channel", f[16], valid, 0);
+	set_valid(row, "rank", f[17], valid, 1);
+	set_valid(row, "device", f[18], valid, 2);
+	if (valid & BIT(3))
+		set_payload(row, "comp_id", f[23]);
+	set_pldm_ids(row, f[23], valid, 4);
+	set_num(row, "hpa", num(f[20]));
+	set_text(row, "region", f[21]);
+	set_text(row, "region_uuid", f[22]);
+}
+
+static void fill_cxl_dram(Row *row, char **f)
+{
+	long long valid = num(f[23]);
+	cxl_media(row, f);
+	if (!(num(f[13]) & BIT(1)))
+		set_num(row, "cvme_count", 0);
+	set_valid(row, "channel", f[16], valid, 0);
+	set_valid(row, "rank", f[17], valid, 1);
+	set_valid(row, "nibble_mask", f[18], valid, 2);
+	set_valid(row, "bank_group", f[19], valid, 3);
+	set_valid(row, "bank", f[20], valid, 4);
+	set_valid(row, "row", f[21], valid, 5);
+	set_valid(row, "column", f[22], valid, 6);
+	if (valid & BIT(7))
+		set_payload(row, "cor_mask", f[27]);
+	set_num(row, "hpa", num(f[24]));
+	set_text(row, "region", f[25]);
+	set_text(row, "region_uuid", f[26]);
+	/* no component ID, sub-channel (CXL 3.1) in the kernels' DRAM records */
+	set_pldm_ids(row, NULL, 0, 0);
+	if (!(valid & BIT(10)))
+		set_num(row, "sub_channel", 0);
+}
+
+static void fill_cxl_memory_module(Row *row, char **f)
+{
+	cxl_header(row, f);
+	set_num(row, "event_type", num(f[11]));
+	set_num(row, "health_status", num(f[12]));
+	set_num(row, "media_status", num(f[13]));
+	set_num(row, "life_used", num(f[14]));
+	set_num(row, "dirty_shutdown_cnt", num(f[15]));
+	set_num(row, "cor_vol_err_cnt", num(f[16]));
+	set_num(row, "cor_per_err_cnt", num(f[17]));
+	set_num(row, "device_temp", num(f[18]) & 0xffff);    /* the event's u16 */
+	set_num(row, "add_status", num(f[19]));
+	set_pldm_ids(row, NULL, 0, 0);   /* no component ID (CXL 3.1) in the kernels' */
+}
+
 static const Source sources[] = {
 	{"ras.mce", "nnnnnnnnnnnnnnnnnnnn", T_MCE, fill_mce},
 	{"ras.memory_failure", "nnn", T_MF, fill_memory_failure},
 	{"ras.aer", "snnns", T_AER, fill_aer},
 	{"ras.mc_event", "nssnnnnnnnns", T_MC, fill_mc_event},
-	{"ras.arm", "nnnnnnnnnnn", T_ARM, fill_arm},
-	{"ras.non_standard", "sssnn", T_NON_STANDARD, fill_non_standard},
-	{"ras.extlog_mem", "nnnnnss", T_EXTLOG, fill_extlog},
+	{"ras.arm", "nnnnnnnnnnnbbb", T_ARM, fill_arm},
+	{"ras.non_standard", "sssnb", T_NON_STANDARD, fill_non_standard},
+	{"ras.extlog_mem", "nnnnnssb", T_EXTLOG, fill_extlog},
 	{"ras.disk_error", "nnnsnnns", T_DISK, fill_disk},
 	{"ras.signal", "nnnsnnn", T_SIGNAL, fill_signal},
 	{"ras.devlink_health", "sssss", T_DEVLINK, fill_devlink},
+	{"ras.cxl_poison", "ssnnssnnnnn", T_CXL_POISON, fill_cxl_poison},
+	{"ras.cxl_aer_ue", "ssnnnb", T_CXL_AER_UE, fill_cxl_aer_ue},
+	{"ras.cxl_aer_ce", "ssnn", T_CXL_AER_CE, fill_cxl_aer_ce},
+	{"ras.cxl_overflow", "ssnnnnn", T_CXL_OVERFLOW, fill_cxl_overflow},
+	{"ras.cxl_generic", "ssnnsnnnnnnb", T_CXL_GENERIC, fill_cxl_generic},
+	{"ras.cxl_general_media", "ssnnsnnnnnnnnnnnnnnnnssb", T_CXL_GENERAL_MEDIA,
+	 fill_cxl_general_media},
+	{"ras.cxl_dram", "ssnnsnnnnnnnnnnnnnnnnnnnnssb", T_CXL_DRAM, fill_cxl_dram},
+	{"ras.cxl_memory_module", "ssnnsnnnnnnnnnnnnnnn", T_CXL_MEMORY_MODULE,
+	 fill_cxl_memory_module},
 };
 #define NSOURCES (sizeof(sources) / sizeof(sources[0]))
 
@@ -582,16 +912,10 @@ static void timestamp(char *buf, size_t size, long long t)
 		snprintf(buf, size, "1970-01-01 00:00:00 +0000");
 }
 
-static int hexval(int c)
-{
-	return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
-}
-
 static int store(Row *row, const char *when, char **why)
 {
 	int t = row->table;
 	sqlite3_stmt *st = insert[t];
-	unsigned char blobs[MAX_COLUMNS][64];
 	int k = 1;
 	sqlite3_bind_text(st, k++, when, -1, SQLITE_TRANSIENT);
 	for (int i = 0; i < MAX_COLUMNS && tables[t].cols[i].name; i++) {
@@ -606,15 +930,8 @@ static int store(Row *row, const char *when, char **why)
 			sqlite3_bind_int64(st, k++, row->num[i]);
 		else if (c->kind == K_TEXT)
 			sqlite3_bind_text(st, k++, row->text[i], -1, SQLITE_TRANSIENT);
-		else {
-			size_t n = strlen(row->text[i]) / 2;
-			if (n > sizeof(blobs[i]))
-				n = sizeof(blobs[i]);
-			for (size_t j = 0; j < n; j++)
-				blobs[i][j] = hexval(row->text[i][2 * j]) << 4 |
-					      hexval(row->text[i][2 * j + 1]);
-			sqlite3_bind_blob(st, k++, blobs[i], n, SQLITE_TRANSIENT);
-		}
+		else
+			sqlite3_bind_blob(st, k++, row->text[i], row->len[i], SQLITE_TRANSIENT);
 	}
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
@@ -627,26 +944,50 @@ static int store(Row *row, const char *when, char **why)
 	return 0;
 }
 
+/*
+ * RECORD's fields, as its source's KINDS say, from its third on (its source and time
+ * are the first two, checked): each F[i] a NUL-ended text; a payload's its length in
+ * decimal, then its bytes after the NUL. How many there were, or -1 when REC (LEN bytes
+ * and a NUL past them) does not hold them.
+ */
+static int split_fields(char *rec, size_t len, const char *kinds, char **f, int max)
+{
+	size_t at = 0;
+	int n = 0;
+	for (; n < max && at < len; n++) {
+		f[n] = rec + at;
+		size_t l = strnlen(rec + at, len - at);
+		if (at + l == len)
+			return -1;              /* no NUL: the record ends inside a field */
+		at += l + 1;
+		if (n >= 2 && (size_t)(n - 2) < strlen(kinds) && kinds[n - 2] == 'b') {
+			char *end;
+			unsigned long long b = strtoull(f[n], &end, 10);
+			if (end == f[n] || *end || b > len - at)
+				return -1;
+			at += b;
+		}
+	}
+	return at == len ? n : -1;
+}
+
 int rasdb_record(const unsigned char *data, size_t len, char **why)
 {
-	char *rec = xrealloc(NULL, len + 1);    /* the NUL-ended fields, and one more */
+	char *rec = xrealloc(NULL, len + 1);    /* the fields, and one NUL more */
 	memcpy(rec, data, len);
 	rec[len] = '\0';
-	char *field[40];
-	size_t nf = 0;
-	for (size_t i = 0, start = 0; i < len && nf < 40; i++)
-		if (data[i] == '\0') {
-			field[nf++] = rec + start;
-			start = i + 1;
-		}
+	char *field[48];
+	const size_t max = sizeof(field) / sizeof(field[0]);
 	const Source *src = NULL;
-	for (size_t i = 0; nf && i < NSOURCES; i++)
-		if (!strcmp(sources[i].name, field[0]))
+	for (size_t i = 0; i < NSOURCES; i++)
+		if (!strcmp(sources[i].name, rec))
 			src = &sources[i];
-	if (!src || nf != 2 + strlen(src->kinds)) {
+	const char *kinds = src ? src->kinds : "";
+	int nf = split_fields(rec, len, kinds, field, max);
+	if (!src || nf < 0 || (size_t)nf != 2 + strlen(kinds)) {
 		Buf name = {0};         /* the source as it came, escaped: a JSON string */
-		buf_json_string(&name, nf ? field[0] : "", nf ? strnlen(field[0], 40) : 0);
-		*why = dbformat("a malformed history record refused (%zu fields, source %.*s)", nf,
+		buf_json_string(&name, rec, strnlen(rec, 40));
+		*why = dbformat("a malformed history record refused (%d fields, source %.*s)", nf,
 				(int)name.len, name.p);
 		free(name.p);
 		free(rec);
@@ -663,7 +1004,15 @@ int rasdb_record(const unsigned char *data, size_t len, char **why)
 	char when[64];
 	timestamp(when, sizeof(when), num(field[1]));
 	src->fill(&row, field + 2);
-	int rc = row.dropped ? 0 : store(&row, when, why);
+	int rc = 0;
+	if (row.vendor) {       /* rasdaemon stores it first */
+		rc = store(row.vendor, when, why);
+		for (int i = 0; i < MAX_COLUMNS; i++)
+			free(row.vendor->text[i]);
+		free(row.vendor);
+	}
+	if (!rc && !row.dropped)
+		rc = store(&row, when, why);
 	for (int i = 0; i < MAX_COLUMNS; i++)
 		free(row.text[i]);
 	free(rec);

@@ -108,13 +108,29 @@ static void _hwtap_wake_reader(bool lazy)
 		irq_work_queue(lazy ? &_hwtap_transport.wake_lazy : &_hwtap_transport.wake_work);
 }
 
-/* One record into this CPU's buffer: 0, or -ENOSPC when it is full (or closed). */
-static int _hwtap_put_record(int stream, const char *data, size_t len)
+/* A piece of a record: LEN bytes at P; NOFAULT: P is memory a tracepoint passed (a
+ * firmware record's payload), read with copy_from_kernel_nofault(). */
+struct hwtap_part {
+	const void *p;
+	size_t len;
+	bool nofault;
+};
+
+/*
+ * One record of STREAM made of N parts, into this CPU's buffer: 0; -ENOSPC when it is
+ * full (or closed); -EFAULT when a NOFAULT part cannot be read (the record is discarded,
+ * nothing of it written). The parts add up to at most HWTAP_RECORD_MAX bytes.
+ */
+static int _hwtap_put_parts(int stream, const struct hwtap_part *parts, int n)
 {
 	struct trace_buffer *rb = _hwtap_transport.rb;
 	struct ring_buffer_event *event;
 	unsigned char *p;
+	size_t len = 0, at = HWTAP_RECORD_HDR;
+	int i;
 
+	for (i = 0; i < n; i++)
+		len += parts[i].len;
 	/* Reserves room on this CPU, preemption disabled: the commit below releases it. */
 	event = ring_buffer_lock_reserve(rb, HWTAP_RECORD_HDR + len);
 	if (!event)
@@ -124,10 +140,26 @@ static int _hwtap_put_record(int stream, const char *data, size_t len)
 	p[1] = 0;
 	p[2] = len & 0xff;
 	p[3] = len >> 8;
-	memcpy(p + HWTAP_RECORD_HDR, data, len);
+	for (i = 0; i < n; i++) {
+		if (!parts[i].nofault)
+			memcpy(p + at, parts[i].p, parts[i].len);
+		else if (copy_from_kernel_nofault(p + at, parts[i].p, parts[i].len)) {
+			ring_buffer_discard_commit(rb, event);
+			return -EFAULT;
+		}
+		at += parts[i].len;
+	}
 	_hwtap_rb_commit(rb, event);
 	_hwtap_wake_reader(true);
 	return 0;
+}
+
+/* One record into this CPU's buffer: 0, or -ENOSPC when it is full (or closed). */
+static int _hwtap_put_record(int stream, const char *data, size_t len)
+{
+	struct hwtap_part part = {data, len, false};
+
+	return _hwtap_put_parts(stream, &part, 1);
 }
 
 /*

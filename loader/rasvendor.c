@@ -1,0 +1,348 @@
+/* rasvendor.c - rasdaemon 0.8.5's decoders of vendors' non-standard CPER sections, for
+ * hwtap-run --ras-db: a non_standard_event whose section type a vendor's decoder knows
+ * also gets a row of that vendor's table, with the columns and words rasdaemon writes
+ * (its non-standard-*.c), so that `ras-mc-ctl --vendor-errors' reads hwtap's rows as
+ * rasdaemon's:
+ *
+ *   HiSilicon common error section   hisi_common_section_v2
+ *   HiSilicon HIP08 OEM type 1, 2    hip08_oem_type1_event_v2, hip08_oem_type2_event_v2
+ *   HiSilicon HIP08 PCIe local       hip08_pcie_local_event_v2
+ *   Alibaba Yitian 710 DDR           yitian_ddr_reg_dump_event
+ *
+ * The section's bytes are the firmware's (little-endian, as every machine these come
+ * from). Where rasdaemon reads past the section (a register count larger than what
+ * follows) or stores what it never wrote (HIP08's register dump when no register is
+ * valid), hwtap reads only the section (missing bytes are zeros) and stores "".
+ */
+#include "rasdb.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- reading the section ---------------------------------------------------------- */
+
+/* The section: its bytes are read as the firmware wrote them, those past its end as 0. */
+typedef struct Section {
+	const unsigned char *p;
+	size_t len;
+} Section;
+
+static unsigned u8_at(const Section *s, size_t at)
+{
+	return at < s->len ? s->p[at] : 0;
+}
+
+static unsigned u16_at(const Section *s, size_t at)
+{
+	return u8_at(s, at) | u8_at(s, at + 1) << 8;
+}
+
+static uint32_t u32_at(const Section *s, size_t at)
+{
+	return u16_at(s, at) | (uint32_t)u16_at(s, at + 2) << 16;
+}
+
+static uint64_t u64_at(const Section *s, size_t at)
+{
+	return u32_at(s, at) | (uint64_t)u32_at(s, at + 4) << 32;
+}
+
+/* BUF (SIZE bytes) gets FMT appended as rasdaemon's mce_snprintf() appends: a space
+ * before it unless BUF is empty, both cut where BUF ends. */
+__attribute__((format(printf, 3, 4)))
+static void append(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	if (n + 1 >= size)
+		return;
+	if (n)
+		buf[n++] = ' ', buf[n] = '\0';
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, size - n, fmt, ap);
+	va_end(ap);
+}
+
+static const char *hisi_severity(unsigned sev)
+{
+	static const char *const words[] = {"recoverable", "fatal", "corrected", "none"};
+	return sev < 4 ? words[sev] : "unknown";
+}
+
+#define NAMES(...) (const char *const[]){__VA_ARGS__, NULL}
+
+/* The name of entry ID of NAMES (NULL-ended), or "unknown". */
+static const char *name_of(const char *const *names, unsigned id)
+{
+	for (unsigned i = 0; names[i]; i++)
+		if (i == id)
+			return names[i];
+	return "unknown";
+}
+
+/* ---- HiSilicon's common error section (non-standard-hisilicon.c) ------------------ */
+
+static void hisi_common(const Section *s, Row *row)
+{
+	static const char *const modules[] = {
+		"MN", "PLL", "SLLC", "AA", "SIOE", "POE", "CPA", "DISP", "GIC", "ITS", "AVSBUS",
+		"CS", "PPU", "SMMU", "PA", "HLLC", "DDRC", "L3TAG", "L3DATA", "PCS", "HHA",
+		"PCIe Local", "SAS", "SATA", "NIC", "RoCE", "USB", "ZIP", "HPRE", "SEC", "RDE",
+		"MEE", "L4D", "Tsensor", "ROH", "BTC", "HILINK", "STARS", "SDMA", "UC", "HBMC",
+		"PMC", "SCHE", "ASMB_DFS", "ASMB_NTU", "UB", "UMMU", "PCU", "UCMI", "DJTAGM",
+		"CFGBUS", "MPU", "CRG", NULL};
+	/* val_bits' bit of each one-byte field, and its offset */
+	static const struct { const char *col; int bit, at; } ids[] = {
+		{"soc_id", 0, 5}, {"socket_id", 1, 6}, {"totem_id", 2, 7}, {"nimbus_id", 3, 8},
+		{"sub_system_id", 4, 9}, {"sub_module_id", 6, 11}, {"core_id", 7, 12},
+		{"port_id", 8, 13}};
+	uint32_t valid = u32_at(s, 0);
+	char text[64], regs[2048] = "";
+
+	row->table = T_HISI_COMMON;
+	set_num(row, "version", u8_at(s, 4));
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (valid & 1u << ids[i].bit)
+			set_num(row, ids[i].col, u8_at(s, ids[i].at));
+	if (valid & 1u << 5)
+		set_text(row, "module_id", name_of(modules, u8_at(s, 10)));
+	if (valid & 1u << 9)
+		set_num(row, "err_type", u16_at(s, 14));
+	if (valid & 1u << 10) {
+		snprintf(text, sizeof(text), "%04x:%02x:%02x.%x", u16_at(s, 18), u8_at(s, 20),
+			 u8_at(s, 17), u8_at(s, 16));
+		set_text(row, "pcie_info", text);
+	}
+	if (valid & 1u << 11)
+		set_text(row, "err_severity", hisi_severity(u8_at(s, 24)));
+	uint32_t size = u32_at(s, 28);
+	if (valid & 1u << 12 && size > 0)
+		for (uint32_t i = 0; i < size / 4 && 36 + 4 * (size_t)i <= s->len; i++)
+			append(regs, sizeof(regs), "reg%02u=0x%08x", i, u32_at(s, 32 + 4 * i));
+	set_text(row, "regs_dump", regs);
+}
+
+/* ---- HiSilicon HIP08 (non-standard-hisi_hip08.c) ---------------------------------- */
+
+typedef struct Module {
+	unsigned id;
+	const char *name;
+	const char *const *sub;         /* its sub-modules' names by number, or NULL */
+} Module;
+
+static const Module hip08_type1[] = {
+	{0, "MN", NULL},
+	{1, "PLL", NAMES("TB_PLL0", "TB_PLL1", "TB_PLL2", "TB_PLL3", "TA_PLL0", "TA_PLL1",
+			 "TA_PLL2", "TA_PLL3", "NIMBUS_PLL0", "NIMBUS_PLL1", "NIMBUS_PLL2",
+			 "NIMBUS_PLL3", "NIMBUS_PLL4")},
+	{2, "SLLC", NAMES("TB_SLLC0", "TB_SLLC1", "TB_SLLC2", "TA_SLLC0", "TA_SLLC1",
+			  "TA_SLLC2", "NIMBUS_SLLC0", "NIMBUS_SLLC1")},
+	{3, "AA", NULL},
+	{4, "SIOE", NAMES("TB_SIOE0", "TB_SIOE1", "TB_SIOE2", "TB_SIOE3", "TA_SIOE0",
+			  "TA_SIOE1", "TA_SIOE2", "TA_SIOE3", "NIMBUS_SIOE0", "NIMBUS_SIOE1")},
+	{5, "POE", NAMES("TB_POE", "TA_POE")},
+	{8, "DISP", NAMES("TB_PERI_DISP", "TB_POE_DISP", "TB_GIC_DISP", "TA_PERI_DISP",
+			  "TA_POE_DISP", "TA_GIC_DISP", "HAC_DISP", "PCIE_DISP", "IO_MGMT_DISP",
+			  "NETWORK_DISP")},
+	{9, "LPC", NULL},
+	{13, "GIC", NULL},
+	{14, "RDE", NULL},
+	{15, "SAS", NAMES("SAS0", "SAS1")},
+	{16, "SATA", NULL},
+	{17, "USB", NULL},
+	{0, NULL, NULL},
+};
+
+static const Module hip08_type2[] = {
+	{0, "SMMU", NAMES("HAC_SMMU", "PCIE_SMMU", "MGMT_SMMU", "NIC_SMMU")},
+	{1, "HHA", NAMES("TB_HHA0", "TB_HHA1", "TA_HHA0", "TA_HHA1")},
+	{2, "PA", NULL},
+	{3, "HLLC", NAMES("HLLC0", "HLLC1", "HLLC2")},
+	{4, "DDRC", NAMES("TB_DDRC0", "TB_DDRC1", "TB_DDRC2", "TB_DDRC3", "TA_DDRC0",
+			  "TA_DDRC1", "TA_DDRC2", "TA_DDRC3")},
+	{5, "L3TAG", NAMES("TB_PARTITION0", "TB_PARTITION1", "TB_PARTITION2",
+			   "TB_PARTITION3", "TB_PARTITION4", "TB_PARTITION5", "TB_PARTITION6",
+			   "TB_PARTITION7", "TA_PARTITION0", "TA_PARTITION1", "TA_PARTITION2",
+			   "TA_PARTITION3", "TA_PARTITION4", "TA_PARTITION5", "TA_PARTITION6",
+			   "TA_PARTITION7")},
+	{6, "L3DATA", NAMES("TB_BANK0", "TB_BANK1", "TB_BANK2", "TB_BANK3", "TA_BANK0",
+			    "TA_BANK1", "TA_BANK2", "TA_BANK3")},
+	{0, NULL, NULL},
+};
+
+static const Module *module_of(const Module *table, unsigned id)
+{
+	for (; table->name; table++)
+		if (table->id == id)
+			return table;
+	return NULL;
+}
+
+/* The header both OEM types share: val_bits (32 bits), version, SoC, socket, nimbus,
+ * module, sub-module and severity bytes. */
+static void hip08_oem_header(const Section *s, const Module *modules, Row *row)
+{
+	uint32_t valid = u32_at(s, 0);
+	const Module *m = module_of(modules, u8_at(s, 8));
+	unsigned sub = u8_at(s, 9);
+
+	set_num(row, "version", u8_at(s, 4));
+	if (valid & 1u << 0)
+		set_num(row, "soc_id", u8_at(s, 5));
+	if (valid & 1u << 1)
+		set_num(row, "socket_id", u8_at(s, 6));
+	if (valid & 1u << 2)
+		set_num(row, "nimbus_id", u8_at(s, 7));
+	if (valid & 1u << 3)
+		set_text(row, "module_id", m ? m->name : "unknown");
+	if (valid & 1u << 4)
+		set_text(row, "sub_module_id", !m ? "unknown" : !m->sub ? m->name :
+			 name_of(m->sub, sub));
+	if (valid & 1u << 5)
+		set_text(row, "err_severity", hisi_severity(u8_at(s, 10)));
+}
+
+/* The registers REGS names, from offset AT of the section, 4 bytes each; a register is
+ * there where val_bits' bit FIRST + its group is (a group is one name, or two that share
+ * a bit): "NAME=0x..." joined by spaces. */
+static void hip08_regs(const Section *s, uint64_t valid, Row *row)
+{
+	char dump[1024] = "";
+	size_t n = 0;
+
+	if (row->table == T_HIP08_TYPE1) {
+		for (int i = 0; i < 5; i++)
+			if (valid & 1u << (6 + i))
+				n += snprintf(dump + n, sizeof(dump) - n, "ERR_MISC%d=0x%x ", i,
+					      u32_at(s, 12 + 4 * i));
+		if (valid & 1u << 11)
+			n += snprintf(dump + n, sizeof(dump) - n, "ERR_ADDR=0x%llx ",
+				      (unsigned long long)u64_at(s, 32));
+	} else if (row->table == T_HIP08_TYPE2) {
+		static const char *const pairs[] = {"ERR_FR", "ERR_CTRL", "ERR_STATUS",
+						    "ERR_ADDR", "ERR_MISC0", "ERR_MISC1"};
+		for (int i = 0; i < 6; i++)
+			if (valid & 1u << (6 + i))
+				n += snprintf(dump + n, sizeof(dump) - n, "%s_0=0x%x %s_1=0x%x ",
+					      pairs[i], u32_at(s, 12 + 8 * i), pairs[i],
+					      u32_at(s, 16 + 8 * i));
+	} else {
+		for (int i = 0; i < 33; i++)
+			if (valid & 1ull << (9 + i))
+				n += snprintf(dump + n, sizeof(dump) - n, "ERR_MISC_%d=0x%x ", i,
+					      u32_at(s, 20 + 4 * i));
+	}
+	if (n)
+		dump[n - 1] = '\0';     /* the last space */
+	set_text(row, "regs_dump", dump);
+}
+
+static bool hip08_oem(const Section *s, int table, Row *row)
+{
+	if (!u32_at(s, 0))
+		return false;           /* rasdaemon: "no valid error information" */
+	row->table = table;
+	hip08_oem_header(s, table == T_HIP08_TYPE1 ? hip08_type1 : hip08_type2, row);
+	hip08_regs(s, u32_at(s, 0), row);
+	return true;
+}
+
+static bool hip08_pcie_local(const Section *s, Row *row)
+{
+	static const char *const layers[] = {"AP_Layer", "TL_Layer", "MAC_Layer",
+					     "DL_Layer", "SDI_Layer", NULL};
+	uint64_t valid = u64_at(s, 0);
+
+	if (!valid)
+		return false;
+	row->table = T_HIP08_PCIE_LOCAL;
+	set_num(row, "version", u8_at(s, 8));
+	if (valid & 1u << 1)
+		set_num(row, "soc_id", u8_at(s, 9));
+	if (valid & 1u << 2)
+		set_num(row, "socket_id", u8_at(s, 10));
+	if (valid & 1u << 3)
+		set_num(row, "nimbus_id", u8_at(s, 11));
+	if (valid & 1u << 4)
+		set_text(row, "sub_module_id", name_of(layers, u8_at(s, 12)));
+	if (valid & 1u << 5)
+		set_num(row, "core_id", u8_at(s, 13));
+	if (valid & 1u << 6)
+		set_num(row, "port_id", u8_at(s, 14));
+	if (valid & 1u << 8)
+		set_text(row, "err_severity", hisi_severity(u8_at(s, 15)));
+	if (valid & 1u << 7)
+		set_num(row, "err_type", u16_at(s, 16));
+	hip08_regs(s, valid, row);
+	return true;
+}
+
+/* ---- Alibaba Yitian 710 (non-standard-yitian.c) ----------------------------------- */
+
+static bool yitian(const Section *s, Row *row)
+{
+	static const char *const regs[] = {
+		"ECCCFG0", "ECCCFG1", "ECCSTAT", "ECCERRCNT", "ECCCADDR0", "ECCCADDR1",
+		"ECCCSYN0", "ECCCSYN1", "ECCCSYN2", "ECCUADDR0", "ECCUADDR1", "ECCUSYN0",
+		"ECCUSYN1", "ECCUSYN2", "ECCBITMASK0", "ECCBITMASK1", "ECCBITMASK2",
+		"ADVECCSTAT", "ECCAPSTAT", "ECCCDATA0", "ECCCDATA1", "ECCUDATA0", "ECCUDATA1",
+		"ECCSYMBOL", "ECCERRCNTCTL", "ECCERRCNTSTAT", "ECCERRCNT0", "ECCERRCNT1",
+		"RESERVED0", "RESERVED1", "RESERVED2"};
+	char dump[1024];
+	size_t n;
+
+	if (u8_at(s, 0) != 0x50)        /* a DDR payload: the only kind it decodes */
+		return false;
+	row->table = T_YITIAN_DDR;
+	/* the sub-type of a kind without sub-types is the kind's name */
+	n = snprintf(dump, sizeof(dump), " Error Type: DDR, Error SubType: DDR, Error "
+		     "Instance: 0x%x,", u16_at(s, 2));
+	for (int i = 0; i < 31; i++)
+		n += snprintf(dump + n, sizeof(dump) - n, " %s: 0x%x ", regs[i],
+			      u32_at(s, 4 + 4 * i));
+	dump[n - 1] = '\0';
+	set_num(row, "address", 0);
+	set_text(row, "regs_dump", dump);
+	return true;
+}
+
+/* ---- by section type -------------------------------------------------------------- */
+
+bool vendor_row(const unsigned char sec_type[16], const unsigned char *p, size_t len,
+		Row *row)
+{
+	/* each type as the kernel stores a guid_t: the first three fields little-endian */
+	static const struct { unsigned char guid[16]; int kind; } types[] = {
+		{{0xa8, 0x28, 0xb3, 0xc8, 0x17, 0x99, 0xf6, 0x4a, 0x9a, 0x13, 0x2e, 0x08, 0xab,
+		  0x2e, 0x75, 0x86}, T_HISI_COMMON},
+		{{0xe1, 0x61, 0x81, 0x1f, 0xd6, 0x55, 0xe6, 0x41, 0xbd, 0x10, 0x7a, 0xfd, 0x1d,
+		  0xc5, 0xf7, 0xc5}, T_HIP08_TYPE1},
+		{{0xa6, 0x4e, 0x53, 0x45, 0x23, 0xce, 0x15, 0x41, 0x85, 0x35, 0xe0, 0x7a, 0xb3,
+		  0xae, 0xf9, 0x1d}, T_HIP08_TYPE2},
+		{{0xc9, 0x9f, 0x88, 0xb2, 0xd7, 0xe7, 0x9d, 0x4f, 0xa8, 0x67, 0xaf, 0x42, 0xe9,
+		  0x8b, 0xe7, 0x72}, T_HIP08_PCIE_LOCAL},
+		{{0x11, 0x08, 0x98, 0xa6, 0xea, 0x16, 0x4d, 0x4e, 0xb9, 0x36, 0xfb, 0x00, 0xa2,
+		  0x3f, 0xf2, 0x9c}, T_YITIAN_DDR},
+	};
+	Section s = {p, len};
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		if (memcmp(types[i].guid, sec_type, 16))
+			continue;
+		switch (types[i].kind) {
+		case T_HISI_COMMON:
+			hisi_common(&s, row);
+			return true;
+		case T_HIP08_TYPE1:
+		case T_HIP08_TYPE2:
+			return hip08_oem(&s, types[i].kind, row);
+		case T_HIP08_PCIE_LOCAL:
+			return hip08_pcie_local(&s, row);
+		default:
+			return yitian(&s, row);
+		}
+	}
+	return false;
+}

@@ -50,6 +50,7 @@ packages=(
 	# the arm64 guest (-a arm64): QEMU, the cross compiler for modules and hwtap-run
 	qemu-system-arm gcc-aarch64-linux-gnu libelf-dev:arm64 zlib1g-dev:arm64
 	libsqlite3-dev:arm64
+	qemu-efi-aarch64                # its UEFI firmware: the GHES guest (--vm-ghes)
 )
 
 # PKG[:ARCH] is installed: a name without an architecture means the native one (with arm64

@@ -336,6 +336,14 @@ static int check_options(Guest *g)
 	if (o->pcie && strcmp(arch, "x86_64"))
 		return guest_error(g, -EINVAL, "--vm-pcie: the %s guest is PCI Express already "
 				   "(QEMU's virt); the option is x86_64's", arch);
+	if (o->ghes && strcmp(arch, "arm64"))
+		return guest_error(g, -EINVAL, "--vm-ghes: only the arm64 guest has a GHES error "
+				   "source (QEMU's virt machine with ras=on; QEMU 7.2's x86 machines "
+				   "have no ACPI HEST)");
+	if (o->ghes && access(GUEST_GHES_FIRMWARE, R_OK))
+		return guest_error(g, -ENOENT, "--vm-ghes: no UEFI firmware %s (%s): Debian's "
+				   "qemu-efi-aarch64 has it (bootstrap.sh installs it)",
+				   GUEST_GHES_FIRMWARE, strerror(errno));
 	if (o->icount && o->cpus > 1)
 		return guest_error(g, -EINVAL, "--vm-icount needs 1 guest CPU (QEMU's icount "
 				   "mode runs the CPUs in turn, and hangs bringing up a second on "
@@ -465,6 +473,12 @@ static void qemu_argv(Guest *g, StrList *a)
 				       "pcie-root-port,id=hwtap_rp,chassis=1,slot=1", "-device",
 				       "e1000e,bus=hwtap_rp", NULL };
 		for (const char **p = pcie; *p; p++)
+			strlist_push(a, guest_xstrdup(*p));
+	}
+	if (g->o->ghes) {
+		/* QEMU's HEST and its error status block; the firmware, for ACPI */
+		const char *ghes[] = { "-M", "virt,ras=on", "-bios", GUEST_GHES_FIRMWARE, NULL };
+		for (const char **p = ghes; *p; p++)
 			strlist_push(a, guest_xstrdup(*p));
 	}
 	strlist_push(a, guest_xstrdup("-accel"));

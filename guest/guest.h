@@ -79,6 +79,10 @@ typedef struct GuestOptions {
 	bool pcie;              /* x86_64: a PCI Express machine (QEMU's q35) with a device
 				 * behind a root port whose AER the kernel controls: what
 				 * aer_inject needs to raise AER errors (hwtap-inject aer) */
+	bool ghes;              /* arm64: QEMU's virt machine with ras=on, booted by UEFI
+				 * firmware (GUEST_GHES_FIRMWARE): an ACPI HEST with a GHES
+				 * error source notified by synchronous external abort, where
+				 * hwtap-inject ghes raises firmware-first errors */
 	bool keep;              /* keep the work folder and say where */
 	int verbose;            /* 1: steps and timings on err; 2: also the kernel log */
 } GuestOptions;
@@ -151,6 +155,11 @@ int guest_list_kernels(const GuestArch *arch, FILE *out);
 #define GUEST_PSTORE_MB 1
 #define GUEST_PSTORE_RECORD 0x4000
 #define GUEST_PSTORE_MIN_MEM_MB 256
+
+/* --vm-ghes: Debian's UEFI firmware for QEMU's arm64 virt machine (qemu-efi-aarch64). It
+ * boots the kernel QEMU is given (-kernel, through fw_cfg) and hands it QEMU's ACPI
+ * tables, the HEST among them; a direct boot gets a device tree and no ACPI. */
+#define GUEST_GHES_FIRMWARE "/usr/share/AAVMF/AAVMF_CODE.fd"
 
 /* How long the guest has to acknowledge a stop signal passed on to it. */
 #define GUEST_ANSWER_S 10

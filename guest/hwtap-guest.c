@@ -43,6 +43,9 @@ static const char usage_text[] =
 	"  --vm-pcie              x86_64: a PCI Express machine (QEMU's q35) with a device at\n"
 	"                         01:00.0 behind a root port whose AER the kernel controls\n"
 	"                         (hwtap-inject aer raises errors there)\n"
+	"  --vm-ghes              arm64: QEMU's virt machine with ras=on, booted by UEFI\n"
+	"                         firmware (qemu-efi-aarch64): an ACPI GHES error source\n"
+	"                         (hwtap-inject ghes raises firmware-first errors there)\n"
 	"  --vm-cpus N            guest CPUs (default 2)\n"
 	"  --vm-mem MB            guest memory (default 512)\n"
 	"  --vm-kernel RELEASE    kernel release in /boot and /lib/modules (default: as\n"
@@ -119,7 +122,8 @@ static char *join_words(char **words, int n)
 }
 
 enum { OPT_CPUS = 256, OPT_MEM, OPT_KERNEL, OPT_MODPROBE, OPT_FILE, OPT_TIMEOUT, OPT_ARCH,
-       OPT_ICOUNT, OPT_PSTORE, OPT_TCG_THREADS, OPT_KASLR, OPT_CPU, OPT_PCIE };
+       OPT_ICOUNT, OPT_PSTORE, OPT_TCG_THREADS, OPT_KASLR, OPT_CPU, OPT_PCIE,
+       OPT_GHES };
 
 static const struct option long_options[] = {
 	{ "vm-arch", required_argument, NULL, OPT_ARCH },
@@ -134,6 +138,7 @@ static const struct option long_options[] = {
 	{ "vm-kaslr", no_argument, NULL, OPT_KASLR },
 	{ "vm-cpu", required_argument, NULL, OPT_CPU },
 	{ "vm-pcie", no_argument, NULL, OPT_PCIE },
+	{ "vm-ghes", no_argument, NULL, OPT_GHES },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "keep", no_argument, NULL, 'k' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -168,6 +173,7 @@ static void parse_args(int argc, char **argv, GuestOptions *o)
 		case OPT_KASLR: o->kaslr = true; break;
 		case OPT_CPU: o->cpu = optarg; break;
 		case OPT_PCIE: o->pcie = true; break;
+		case OPT_GHES: o->ghes = true; break;
 		case OPT_TIMEOUT:
 			o->timeout_s = parse_number("--timeout", optarg, 1, INT_MAX / 2);
 			break;

@@ -32,6 +32,34 @@
  *       address, from /proc/self/pagemap), then keeps it for SECONDS (default 0) - an
  *       address a machine check can name, and a page of a process that the kernel can
  *       take out of service (soft offline moves its contents to another page).
+ *   hwtap-inject ghes (--arm | --section GUID --data HEX | --memory PA)
+ *                     [--severity corrected|recoverable|informational] [ARM options]
+ *       a firmware-first error record (UEFI CPER) through the kernel's APEI GHES driver,
+ *       as a platform's firmware reports one: the record is written into the error status
+ *       block of the ACPI HEST's GHES source notified by synchronous external abort (SEA),
+ *       through /dev/mem, and a child process then reads a physical address no device
+ *       decodes, which raises that abort; the kernel reads the block and handles the
+ *       record as a real one (ras.arm, ras.non_standard, a memory error's
+ *       ras.memory_failure), and the child dies of SIGBUS. Needs such a source: the arm64
+ *       guest with hwtap-guest --vm-ghes (QEMU's virt machine with ras=on, booted by UEFI
+ *       firmware). One section a record:
+ *         --arm       an ARM processor error section (UEFI 2.9 N.2.4.4) with one error
+ *                     information entry: --mpidr N, --midr N, --affinity N (level),
+ *                     --running-state N, --type N (the entry's type bits: 2 cache, 4 TLB,
+ *                     8 bus, 16 micro-architectural), --count N (errors it stands for),
+ *                     --flags N (1 first, 2 last, 4 propagated, 8 overflow),
+ *                     --error-info N, --virt ADDR, --phys ADDR; what is not given is
+ *                     marked not valid (the MPIDR, affinity and running state are given
+ *                     defaults: 0x80000000, 0, 1)
+ *         --section GUID --data HEX   a section of type GUID with the bytes HEX: one the
+ *                     kernel does not know (non_standard_event), a vendor's (HiSilicon's
+ *                     c8b328a8-9917-4af6-9a13-2e08ab2e7586 ...)
+ *         --memory PA a platform memory error at physical address PA (its page is taken
+ *                     out of service: recoverable by default)
+ *       --severity: corrected (the default but for --memory), recoverable or
+ *       informational; fatal is refused (the kernel panics on it). --fru-text TEXT: the
+ *       section's FRU text (20 characters at most). --abort-addr PA: the address read for
+ *       the abort (default 0x0b000000: nothing in QEMU's virt machine decodes it).
  *
  * Exit status 0, or 1 after a message naming what failed. A static program: it is copied
  * into the guest as it is.
@@ -49,6 +77,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define DEBUGFS "/sys/kernel/debug"
@@ -60,7 +89,12 @@ static const char usage[] =
 	"       hwtap-inject aer --dev [DOMAIN:]BUS:DEV.FN (--cor S | --uncor S)\n"
 	"                        [--header W0,W1,W2,W3]\n"
 	"       hwtap-inject hwpoison [--touch]\n"
-	"       hwtap-inject page [--hold SECONDS]\n";
+	"       hwtap-inject page [--hold SECONDS]\n"
+	"       hwtap-inject ghes (--arm [ARM options] | --section GUID --data HEX |\n"
+	"                         --memory PA) [--severity corrected|recoverable|informational]\n"
+	"                        [--fru-text TEXT] [--abort-addr PA]\n"
+	"         ARM options: --mpidr N --midr N --affinity N --running-state N --type N\n"
+	"                      --count N --flags N --error-info N --virt ADDR --phys ADDR\n";
 
 static __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...)
 {
@@ -362,8 +396,283 @@ static int inject_aer(int argc, char **argv)
 	return 0;
 }
 
+/* ---- ghes: a firmware-first record through the kernel's APEI GHES driver ----------- */
+
+#define HEST "/sys/firmware/acpi/tables/HEST"
+#define HEST_GHES 9             /* source types: GHES, and GHESv2 (with a read ack) */
+#define HEST_GHES_V2 10
+#define NOTIFY_SEA 8            /* the hardware notification: synchronous external abort */
+#define CPER_SEV_RECOVERABLE 0
+#define CPER_SEV_FATAL 1
+#define CPER_SEV_CORRECTED 2
+#define CPER_SEV_INFORMATIONAL 3
+
+/* A little-endian field of N bytes at P. */
+static uint64_t le(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = n - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void put_le(unsigned char *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = v >> (8 * i);
+}
+
+/* The physical address of the register that holds the error status block's address, of
+ * the HEST's first GHES source notified by SEA. */
+static uint64_t ghes_status_register(void)
+{
+	static unsigned char t[65536];
+	int fd = open(HEST, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("ghes: %s: %s (no ACPI HEST: the arm64 guest has one with hwtap-guest "
+		    "--vm-ghes)", HEST, strerror(errno));
+	ssize_t n = read(fd, t, sizeof(t));
+	close(fd);
+	if (n < 40 || le(t + 4, 4) > (uint64_t)n)
+		die("ghes: %s: a table too short to be the HEST", HEST);
+	size_t end = le(t + 4, 4), at = 40;     /* the header, then the number of sources */
+	for (uint32_t i = 0; i < le(t + 36, 4) && at + 64 <= end; i++) {
+		unsigned type = le(t + at, 2);
+		if (type != HEST_GHES && type != HEST_GHES_V2)
+			die("ghes: %s: source %u is of type %u, before any GHES source (hwtap-inject "
+			    "walks only GHES sources)", HEST, i, type);
+		if (t[at + 32] == NOTIFY_SEA)
+			return le(t + at + 24, 8);
+		at += type == HEST_GHES ? 64 : 92;
+	}
+	die("ghes: %s has no GHES source notified by synchronous external abort", HEST);
+}
+
+/* LEN bytes of physical memory at PA, mapped from /dev/mem. */
+static volatile uint32_t *map_physical(int fd, uint64_t pa, size_t len, void **base,
+				       size_t *maplen)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t start = pa & ~(uint64_t)(page - 1);
+
+	*maplen = (pa - start + len + page - 1) & ~(size_t)(page - 1);
+	*base = mmap(NULL, *maplen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, start);
+	if (*base == MAP_FAILED)
+		die("ghes: cannot map physical address 0x%" PRIx64 " from /dev/mem: %s", pa,
+		    strerror(errno));
+	return (volatile uint32_t *)((char *)*base + (pa - start));
+}
+
+/* The abort: a child reads physical address PA, which nothing decodes; it must die of
+ * SIGBUS (the kernel, having taken the record, sends it). */
+static void raise_sea(uint64_t pa)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		die("ghes: fork: %s", strerror(errno));
+	if (!pid) {
+		int fd = open("/dev/mem", O_RDONLY | O_SYNC | O_CLOEXEC);
+		long page = sysconf(_SC_PAGESIZE);
+		if (fd < 0)
+			_exit(2);
+		volatile uint32_t *p = mmap(NULL, page, PROT_READ, MAP_SHARED, fd,
+					    pa & ~(uint64_t)(page - 1));
+		if (p == MAP_FAILED)
+			_exit(3);
+		(void)p[(pa & (page - 1)) / 4];
+		_exit(4);
+	}
+	int status;
+	if (waitpid(pid, &status, 0) < 0)
+		die("ghes: waitpid: %s", strerror(errno));
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS)
+		return;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 4)
+		die("ghes: reading physical address 0x%" PRIx64 " raised no abort (does a device "
+		    "decode it? --abort-addr names another)", pa);
+	if (WIFEXITED(status))
+		die("ghes: the child could not %s physical address 0x%" PRIx64,
+		    WEXITSTATUS(status) == 2 ? "open /dev/mem for" : "map", pa);
+	die("ghes: the child reading physical address 0x%" PRIx64 " ended by signal %d, not "
+	    "SIGBUS", pa, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" as a guid_t's 16 bytes (the first three fields
+ * little-endian). */
+static void parse_guid(const char *s, unsigned char g[16])
+{
+	unsigned a, b, c, d[8];
+	char end;
+
+	if (strlen(s) != 36 ||
+	    sscanf(s, "%8x-%4x-%4x-%2x%2x-%2x%2x%2x%2x%2x%2x%c", &a, &b, &c, &d[0], &d[1],
+		   &d[2], &d[3], &d[4], &d[5], &d[6], &d[7], &end) != 11)
+		die("ghes: --section '%s': expected a GUID, xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx",
+		    s);
+	put_le(g, a, 4);
+	put_le(g + 4, b, 2);
+	put_le(g + 6, c, 2);
+	for (int i = 0; i < 8; i++)
+		g[8 + i] = d[i];
+}
+
+static int inject_ghes(int argc, char **argv)
+{
+	static const unsigned char arm_guid[16] = {0x16, 0x3d, 0x9e, 0xe1, 0x11, 0xbc, 0xe4,
+		0x11, 0x9c, 0xaa, 0xc2, 0x05, 0x1d, 0x5d, 0x46, 0xb0};
+	static const unsigned char memory_guid[16] = {0x14, 0x11, 0xbc, 0xa5, 0x64, 0x6f,
+		0xde, 0x4e, 0xb8, 0x63, 0x3e, 0x83, 0xed, 0x7c, 0x83, 0xb1};
+	/* the ARM options: each sets a field and its validation bit */
+	static const char *const arm_opts[] = {"--mpidr", "--midr", "--affinity",
+		"--running-state", "--type", "--count", "--flags", "--error-info", "--virt",
+		"--phys"};
+	enum { MPIDR, MIDR, AFFINITY, RUNNING, TYPE, COUNT, FLAGS, INFO, VIRT, PHYS, NARM };
+	uint64_t arm[NARM] = {0x80000000, 0, 0, 1};
+	bool arm_set[NARM] = {false}, is_arm = false, is_memory = false;
+	const char *section = NULL, *data = NULL, *fru_text = "";
+	uint64_t pa = 0, abort_pa = 0x0b000000;
+	int severity = -1;
+
+	for (int i = 0; i < argc; i++) {
+		const char *opt = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(opt, "--arm")) {
+			is_arm = true;
+			continue;
+		}
+		if (!v)
+			die("ghes: %s wants a value (or is unknown)\n%s", opt, usage);
+		i++;
+		int k = 0;
+		while (k < NARM && strcmp(opt, arm_opts[k]))
+			k++;
+		if (k < NARM) {
+			arm[k] = number(opt, v);
+			arm_set[k] = true;
+		} else if (!strcmp(opt, "--section")) {
+			section = v;
+		} else if (!strcmp(opt, "--data")) {
+			data = v;
+		} else if (!strcmp(opt, "--memory")) {
+			pa = number(opt, v);
+			is_memory = true;
+		} else if (!strcmp(opt, "--fru-text")) {
+			if (strlen(v) > 20)
+				die("ghes: --fru-text '%s': at most 20 characters", v);
+			fru_text = v;
+		} else if (!strcmp(opt, "--abort-addr")) {
+			abort_pa = number(opt, v);
+		} else if (!strcmp(opt, "--severity")) {
+			severity = !strcmp(v, "corrected") ? CPER_SEV_CORRECTED :
+				   !strcmp(v, "recoverable") ? CPER_SEV_RECOVERABLE :
+				   !strcmp(v, "informational") ? CPER_SEV_INFORMATIONAL : -1;
+			if (!strcmp(v, "fatal"))
+				die("ghes: --severity fatal: the kernel panics on a fatal record");
+			if (severity < 0)
+				die("ghes: --severity '%s': corrected, recoverable or informational", v);
+		} else {
+			die("ghes: unknown option '%s'\n%s", opt, usage);
+		}
+	}
+	if (is_arm + is_memory + (section != NULL) != 1 || !section != !data)
+		die("ghes: one of --arm, --section GUID --data HEX and --memory PA\n%s", usage);
+	for (int k = 0; k < NARM; k++)
+		if (arm_set[k] && !is_arm)
+			die("ghes: %s is an --arm option", arm_opts[k]);
+	if (severity < 0)
+		severity = is_memory ? CPER_SEV_RECOVERABLE : CPER_SEV_CORRECTED;
+
+	/* the section */
+	unsigned char body[4096] = {0}, guid[16];
+	size_t len;
+	if (is_arm) {
+		memcpy(guid, arm_guid, 16);
+		unsigned valid = 1 | 2 | 4;     /* MPIDR, affinity level, running state */
+		put_le(body, valid, 4);
+		put_le(body + 4, 1, 2);         /* one error information entry */
+		put_le(body + 8, 40 + 32, 4);   /* the section's length */
+		body[12] = arm[AFFINITY];
+		put_le(body + 16, arm[MPIDR], 8);
+		put_le(body + 24, arm[MIDR], 8);
+		put_le(body + 32, arm[RUNNING], 4);
+		unsigned char *e = body + 40;
+		unsigned ev = (arm_set[COUNT] ? 1 : 0) | (arm_set[FLAGS] ? 2 : 0) |
+			      (arm_set[INFO] ? 4 : 0) | (arm_set[VIRT] ? 8 : 0) |
+			      (arm_set[PHYS] ? 16 : 0);
+		if (arm_set[COUNT] && (arm[COUNT] < 1 || arm[COUNT] > 65536))
+			die("ghes: --count %" PRIu64 ": 1 to 65536", arm[COUNT]);
+		e[1] = 32;                      /* the entry's length */
+		put_le(e + 2, ev, 2);
+		e[4] = arm[TYPE];
+		put_le(e + 5, arm_set[COUNT] ? arm[COUNT] - 1 : 0, 2);
+		e[7] = arm[FLAGS];
+		put_le(e + 8, arm[INFO], 8);
+		put_le(e + 16, arm[VIRT], 8);
+		put_le(e + 24, arm[PHYS], 8);
+		len = 72;
+	} else if (is_memory) {
+		memcpy(guid, memory_guid, 16);
+		put_le(body, 2 | 4, 8);         /* the physical address and its mask */
+		put_le(body + 16, pa, 8);
+		put_le(body + 24, ~(uint64_t)0xfff, 8);
+		len = 80;
+	} else {
+		parse_guid(section, guid);
+		size_t digits = strlen(data);
+		if (!digits || digits % 2 || digits / 2 > sizeof(body) ||
+		    strspn(data, "0123456789abcdefABCDEF") != digits)
+			die("ghes: --data '%.40s%s': expected bytes in hex (an even number of "
+			    "digits, at most %zu bytes)", data, digits > 40 ? "..." : "",
+			    sizeof(body));
+		for (len = 0; len < digits / 2; len++)
+			sscanf(data + 2 * len, "%2hhx", &body[len]);
+	}
+
+	/* the block: its status, a generic error data entry (header of 64 bytes), the section */
+	unsigned char block[4096 + 128] = {0};
+	unsigned char *entry = block + 20;
+	put_le(block, (severity == CPER_SEV_RECOVERABLE ? 1 : 2) | 1 << 4, 4);
+	put_le(block + 12, 64 + len, 4);
+	put_le(block + 16, severity, 4);
+	memcpy(entry, guid, 16);
+	put_le(entry + 16, severity, 4);
+	put_le(entry + 20, 0x0201, 2);          /* revision 2.1: no time stamp */
+	entry[22] = *fru_text ? 2 : 0;          /* validation bits: the FRU text */
+	put_le(entry + 24, len, 4);
+	memcpy(entry + 44, fru_text, strlen(fru_text));
+	memcpy(entry + 64, body, len);
+	size_t total = (20 + 64 + len + 3) & ~(size_t)3;
+
+	uint64_t reg = ghes_status_register();
+	int fd = open("/dev/mem", O_RDWR | O_SYNC | O_CLOEXEC);
+	if (fd < 0)
+		die("ghes: /dev/mem: %s", strerror(errno));
+	void *base, *bbase;
+	size_t maplen, bmaplen;
+	volatile uint32_t *r = map_physical(fd, reg, 8, &base, &maplen);
+	uint64_t pblock = r[0] | (uint64_t)r[1] << 32;
+	munmap(base, maplen);
+	volatile uint32_t *b = map_physical(fd, pblock, total, &bbase, &bmaplen);
+	if (b[0])
+		die("ghes: the error status block at 0x%" PRIx64 " still holds a record the kernel "
+		    "has not taken (block status 0x%x)", pblock, b[0]);
+	for (size_t i = total / 4; i-- > 1;)   /* the status last: it makes the record */
+		b[i] = le(block + 4 * i, 4);
+	b[0] = le(block, 4);
+	raise_sea(abort_pa);
+	for (int tries = 0; b[0] && tries < 100; tries++)
+		usleep(10000);
+	if (b[0])
+		die("ghes: the kernel did not take the record (block status still 0x%x)", b[0]);
+	munmap(bbase, bmaplen);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "ghes"))
+		return inject_ghes(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "mce"))
 		return inject_mce(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "aer"))

@@ -782,6 +782,7 @@ struct Session {
 	bool vm_kaslr;                    /* --vm-kaslr: the bzImage, placed by KASLR */
 	const char *vm_cpu;               /* --vm-cpu MODEL: QEMU's CPU model */
 	bool vm_pcie;                     /* --vm-pcie: a PCI Express guest (AER) */
+	bool vm_ghes;                     /* --vm-ghes: an arm64 guest with a GHES source */
 	int vm_cpus, vm_mem, vm_timeout, vm_stop_timeout;
 	VEC(char *) vm_modprobe;
 	VEC(char *) vm_files;

@@ -73,6 +73,9 @@ static const char usage_text[] =
 	"                    the vendor, family and model its kernel and MCE records see\n"
 	"      --vm-pcie     a PCI Express guest with a device at 01:00.0 whose root port's\n"
 	"                    AER the kernel controls (hwtap-inject aer; x86_64)\n"
+	"      --vm-ghes     an arm64 guest with an ACPI GHES error source, booted by UEFI\n"
+	"                    firmware (hwtap-inject ghes raises firmware-first errors:\n"
+	"                    ARM processor, vendors' and memory error sections; -a arm64)\n"
 	"      --pmu=MODEL   name perf.events for libpfm4's PMU model MODEL (skx, icl,\n"
 	"                    amd64_fam19h_zen4 ...) instead of this machine's; the generic\n"
 	"                    names (cycles, instructions ...) work for every model\n"
@@ -192,7 +195,7 @@ int main(int argc, char **argv)
 		OPT_VERSION = 256, OPT_HELP, OPT_COMPAT, OPT_VM, OPT_VM_CPUS, OPT_VM_MEM,
 		OPT_VM_MODPROBE, OPT_VM_FILE, OPT_VM_TIMEOUT, OPT_VM_STOP_TIMEOUT, OPT_LIST_KERNELS, OPT_PMU,
 		OPT_VM_ICOUNT, OPT_VM_KASLR, OPT_VM_CPU, OPT_KERNEL_FEATURES, OPT_TEXTFILE, OPT_RAS_DB,
-		OPT_LDD, OPT_VM_PCIE,
+		OPT_LDD, OPT_VM_PCIE, OPT_VM_GHES,
 	};
 	static const struct option longopts[] = {
 		{"version", no_argument, NULL, OPT_VERSION},
@@ -213,6 +216,7 @@ int main(int argc, char **argv)
 		{"vm-kaslr", no_argument, NULL, OPT_VM_KASLR},
 		{"vm-cpu", required_argument, NULL, OPT_VM_CPU},
 		{"vm-pcie", no_argument, NULL, OPT_VM_PCIE},
+		{"vm-ghes", no_argument, NULL, OPT_VM_GHES},
 		{"kernel-features", no_argument, NULL, OPT_KERNEL_FEATURES},
 		{"pmu", required_argument, NULL, OPT_PMU},
 		{"textfile", required_argument, NULL, OPT_TEXTFILE},
@@ -264,6 +268,7 @@ int main(int argc, char **argv)
 		case OPT_VM_KASLR: s.vm_kaslr = true; break;
 		case OPT_VM_CPU: s.vm_cpu = optarg; break;
 		case OPT_VM_PCIE: s.vm_pcie = true; break;
+		case OPT_VM_GHES: s.vm_ghes = true; break;
 		case 'g': s.guru = true; break;
 		case 'v': s.verbose++; break;
 		case 'k': s.keep_build = true; break;

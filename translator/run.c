@@ -47,17 +47,21 @@ static const char *loader_path(Session *s)
 		       name);
 }
 
-/* hwtap-inject beside this build's hwtap, or beside the installed one; NULL if neither
- * has it. It goes into guests of this machine's architecture (it is built for it). */
-static const char *inject_path(void)
+/* hwtap-inject for the guest: beside this build's hwtap, or installed (beside hwtap;
+ * hwtap-inject-ARCH, cross-built for another architecture's guest, in pkglibexecdir);
+ * NULL if there is none. */
+static const char *inject_path(Session *s)
 {
+	bool cross = s->target_arch && !guest_arch_is_host(s->target_arch);
 	char exe[4096];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0)
 		return NULL;
 	exe[n] = '\0';
+	const char *suffix = cross ? xformat("-%s", s->target_arch->name) : "";
 	char *path = !strncmp(exe, HWTAP_BUILDDIR "/", strlen(HWTAP_BUILDDIR) + 1) ?
-		     xformat("%s/loader/hwtap-inject", HWTAP_BUILDDIR) :
+		     xformat("%s/loader/hwtap-inject%s", HWTAP_BUILDDIR, suffix) : cross ?
+		     xformat("%s/hwtap-inject%s", HWTAP_LIBEXECDIR, suffix) :
 		     xformat("%.*s/hwtap-inject", (int)(strrchr(exe, '/') - exe), exe);
 	return access(path, X_OK) ? NULL : path;
 }
@@ -108,8 +112,8 @@ static int run_in_guest(Session *s, const char *loader, const char *ko, const ch
 	Vec files = {0};
 	vec_push(&files, xformat("%s:/root/hwtap-run", loader));
 	vec_push(&files, xformat("%s:/root/%s.ko", ko, name));
-	const char *inject = inject_path();
-	if (inject && (!s->target_arch || guest_arch_is_host(s->target_arch)))
+	const char *inject = inject_path(s);
+	if (inject)
 		vec_push(&files, xformat("%s:/usr/bin/hwtap-inject", inject));
 	for (int i = 0; i < s->vm_files.len; i++)
 		vec_push(&files, s->vm_files.data[i]);
@@ -122,6 +126,7 @@ static int run_in_guest(Session *s, const char *loader, const char *ko, const ch
 		.kaslr = s->vm_kaslr,
 		.cpu = s->vm_cpu,
 		.pcie = s->vm_pcie,
+		.ghes = s->vm_ghes,
 		.release = s->kernel_release,
 		.cpus = s->vm_cpus,
 		.mem_mb = s->vm_mem,

@@ -202,6 +202,19 @@ static const Table tables[T_COUNT] = {
 		{"err_type", "INTEGER", K_INT}, {"regs_dump", "TEXT", K_TEXT}}},
 	[T_YITIAN_DDR] = {"yitian_ddr_reg_dump_event", {
 		{"address", "INTEGER", K_INT64}, {"regs_dump", "TEXT", K_TEXT}}},
+	[T_NVIDIA_GRACE] = {"nvidia_ns_event", {
+		{"signature", "TEXT", K_TEXT}, {"error_type", "INTEGER", K_INT},
+		{"error_instance", "INTEGER", K_INT}, {"severity", "INTEGER", K_INT},
+		{"socket", "INTEGER", K_INT}, {"number_regs", "INTEGER", K_INT},
+		{"instance_base", "INTEGER", K_INT64}, {"reg_data", "BLOB", K_BLOB},
+		{"raw_data", "BLOB", K_BLOB}}},
+	[T_NVIDIA_VERA] = {"nvidia_vera_ns_event", {
+		{"signature", "TEXT", K_TEXT}, {"event_type", "INTEGER", K_INT},
+		{"event_sub_type", "INTEGER", K_INT}, {"event_link_id", "INTEGER", K_INT64},
+		{"source_device_type", "INTEGER", K_INT},
+		{"event_context_count", "INTEGER", K_INT}, {"socket", "INTEGER", K_INT},
+		{"architecture", "INTEGER", K_INT64}, {"chip_serial_number", "BLOB", K_BLOB},
+		{"instance_base", "INTEGER", K_INT64}, {"raw_data", "BLOB", K_BLOB}}},
 };
 
 
@@ -226,6 +239,13 @@ void set_text(Row *row, const char *col, const char *s)
 	row->set[i] = true;
 	free(row->text[i]);
 	row->text[i] = xstrndup(s, strlen(s));
+	row->len[i] = 0;
+}
+
+/* A text of N bytes, NULs among them, as rasdaemon binds some (a fixed-size field). */
+void set_text_bytes(Row *row, const char *col, const char *s, size_t n)
+{
+	set_blob(row, col, s, n);
 }
 
 void set_blob(Row *row, const char *col, const void *p, size_t n)
@@ -235,6 +255,7 @@ void set_blob(Row *row, const char *col, const void *p, size_t n)
 	free(row->text[i]);
 	row->text[i] = xrealloc(NULL, n + 1);
 	memcpy(row->text[i], p, n);
+	row->text[i][n] = '\0';
 	row->len[i] = n;
 }
 
@@ -929,7 +950,8 @@ static int store(Row *row, const char *when, char **why)
 		else if (c->kind == K_INT64)
 			sqlite3_bind_int64(st, k++, row->num[i]);
 		else if (c->kind == K_TEXT)
-			sqlite3_bind_text(st, k++, row->text[i], -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(st, k++, row->text[i], row->len[i] ? (int)row->len[i] : -1,
+					  SQLITE_TRANSIENT);
 		else
 			sqlite3_bind_blob(st, k++, row->text[i], row->len[i], SQLITE_TRANSIENT);
 	}

@@ -8,6 +8,7 @@
  *   HiSilicon HIP08 OEM type 1, 2    hip08_oem_type1_event_v2, hip08_oem_type2_event_v2
  *   HiSilicon HIP08 PCIe local       hip08_pcie_local_event_v2
  *   Alibaba Yitian 710 DDR           yitian_ddr_reg_dump_event
+ *   Nvidia Grace, Vera               nvidia_ns_event, nvidia_vera_ns_event
  *
  * The section's bytes are the firmware's (little-endian, as every machine these come
  * from). Where rasdaemon reads past the section (a register count larger than what
@@ -308,6 +309,80 @@ static bool yitian(const Section *s, Row *row)
 	return true;
 }
 
+/* ---- Nvidia Grace and Vera (non-standard-nvidia.c) --------------------------------- */
+
+static bool nvidia_grace(const Section *s, Row *row)
+{
+	if (s->len < 32)
+		return false;           /* rasdaemon: "section too small" */
+	row->table = T_NVIDIA_GRACE;
+	set_text_bytes(row, "signature", (const char *)s->p, 16);
+	set_num(row, "error_type", u16_at(s, 16));
+	set_num(row, "error_instance", u16_at(s, 18));
+	set_num(row, "severity", u8_at(s, 20));
+	set_num(row, "socket", u8_at(s, 21));
+	set_num(row, "number_regs", u8_at(s, 22));
+	set_num(row, "instance_base", (long long)u64_at(s, 24));
+	if (s->len > 32)
+		set_blob(row, "reg_data", s->p + 32, s->len - 32);
+	set_blob(row, "raw_data", s->p, s->len);
+	return true;
+}
+
+/* A Vera section as rasdaemon accepts it: version 1, a CPU source, the CPU information
+ * and each of at most 16 context records whole, each one's data a whole number of its
+ * format's entries (0 raw, 1 pairs of 64 bits, 2 pairs of 32, 3 values of 64, 4 of 32). */
+static bool nvidia_vera_whole(const Section *s)
+{
+	static const unsigned entry[5] = {1, 16, 8, 8, 4};
+	size_t at, info;
+
+	if (s->len < 64 || u8_at(s, 0) != 1 || u8_at(s, 2) != 0)
+		return false;
+	info = u8_at(s, 34);
+	if (info < 32 || s->len - 32 < info || u8_at(s, 1) > 16)
+		return false;
+	at = 32 + info;
+	for (unsigned i = 0; i < u8_at(s, 1); i++) {
+		if (s->len - at < 16)
+			return false;
+		uint32_t size = u32_at(s, at), data = u32_at(s, at + 12);
+		unsigned format = u16_at(s, at + 8);
+		size_t advance;
+		if (size < 16 || format > 4 || (uint64_t)16 + data > s->len - at)
+			return false;
+		if (size == 16)
+			advance = 16 + (size_t)data;
+		else if (data <= size - 16)
+			advance = size;
+		else
+			return false;
+		if (advance > s->len - at || data % entry[format])
+			return false;
+		at += advance;
+	}
+	return true;
+}
+
+static bool nvidia_vera(const Section *s, Row *row)
+{
+	if (!nvidia_vera_whole(s))
+		return false;
+	row->table = T_NVIDIA_VERA;
+	set_text_bytes(row, "signature", (const char *)s->p + 16, 16);
+	set_num(row, "event_type", u16_at(s, 4));
+	set_num(row, "event_sub_type", u16_at(s, 6));
+	set_num(row, "event_link_id", (long long)u64_at(s, 8));
+	set_num(row, "source_device_type", u8_at(s, 2));
+	set_num(row, "event_context_count", u8_at(s, 1));
+	set_num(row, "socket", u8_at(s, 35));
+	set_num(row, "architecture", u32_at(s, 36));
+	set_blob(row, "chip_serial_number", s->p + 40, 16);
+	set_num(row, "instance_base", (long long)u64_at(s, 56));
+	set_blob(row, "raw_data", s->p, s->len);
+	return true;
+}
+
 /* ---- by section type -------------------------------------------------------------- */
 
 bool vendor_row(const unsigned char sec_type[16], const unsigned char *p, size_t len,
@@ -325,6 +400,10 @@ bool vendor_row(const unsigned char sec_type[16], const unsigned char *p, size_t
 		  0x8b, 0xe7, 0x72}, T_HIP08_PCIE_LOCAL},
 		{{0x11, 0x08, 0x98, 0xa6, 0xea, 0x16, 0x4d, 0x4e, 0xb9, 0x36, 0xfb, 0x00, 0xa2,
 		  0x3f, 0xf2, 0x9c}, T_YITIAN_DDR},
+		{{0xf2, 0x44, 0x52, 0x6d, 0x12, 0x27, 0xec, 0x11, 0xbe, 0xa7, 0xcb, 0x3f, 0xdb,
+		  0x95, 0xc7, 0x86}, T_NVIDIA_GRACE},
+		{{0x68, 0xe5, 0x68, 0x90, 0xa0, 0x6c, 0xf0, 0x11, 0xae, 0xaf, 0x15, 0x93, 0x43,
+		  0x59, 0x1e, 0xac}, T_NVIDIA_VERA},
 	};
 	Section s = {p, len};
 
@@ -340,6 +419,10 @@ bool vendor_row(const unsigned char sec_type[16], const unsigned char *p, size_t
 			return hip08_oem(&s, types[i].kind, row);
 		case T_HIP08_PCIE_LOCAL:
 			return hip08_pcie_local(&s, row);
+		case T_NVIDIA_GRACE:
+			return nvidia_grace(&s, row);
+		case T_NVIDIA_VERA:
+			return nvidia_vera(&s, row);
 		default:
 			return yitian(&s, row);
 		}

@@ -1,12 +1,14 @@
 /* sections.c - random non-standard CPER sections of the types rasdaemon 0.8.5's vendor
  * decoders know (HiSilicon's common section, HIP08's OEM types 1 and 2 and PCIe local,
- * Yitian 710's DDR payload), seeded: a line each, "TYPE HEX" (the type as rasdaemon
- * names it, the section's bytes in hex), for vendor-oracle.c and vendor-words.c.
- * Usage: sections SEED N
+ * Yitian 710's DDR payload, Nvidia Grace's and Vera's), seeded: a line each, "TYPE HEX"
+ * (the type as rasdaemon names it, the section's bytes in hex), for vendor-oracle.c and
+ * vendor-words.c. Usage: sections SEED N
  *
- * Each section is whole (as long as its structure, a HiSilicon register array as long
- * as its size says) and a HIP08 one has a register valid: where a section is not,
- * rasdaemon reads past it or stores memory it never wrote (rasvendor.c does neither). */
+ * A HiSilicon or Yitian section is whole (as long as its structure, a register array as
+ * long as its size says) and a HIP08 one has a register valid: where one is not,
+ * rasdaemon reads past it or stores memory it never wrote (rasvendor.c does neither).
+ * Nvidia's are sometimes short, and Vera's context records sometimes malformed: its
+ * decoder checks them, and stores no row of what it refuses. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,14 +41,15 @@ int main(int argc, char **argv)
 	static const char *const types[] = {
 		"c8b328a8-9917-4af6-9a13-2e08ab2e7586", "1f8161e1-55d6-41e6-bd10-7afd1dc5f7c5",
 		"45534ea6-ce23-4115-8535-e07ab3aef91d", "b2889fc9-e7d7-4f9d-a867-af42e98be772",
-		"a6980811-16ea-4e4d-b936-fb00a23ff29c"};
+		"a6980811-16ea-4e4d-b936-fb00a23ff29c", "6d5244f2-2712-11ec-bea7-cb3fdb95c786",
+		"9068e568-6ca0-11f0-aeaf-159343591eac"};
 	if (argc != 3)
 		return 2;
 	state = 0x9e3779b97f4a7c15ULL * (strtoull(argv[1], NULL, 10) + 1);
 	long n = strtol(argv[2], NULL, 10);
 	for (long k = 0; k < n; k++) {
 		unsigned char b[4096];
-		size_t len, kind = next() % 5;
+		size_t len, kind = next() % 7;
 		for (size_t i = 0; i < sizeof(b); i++)
 			b[i] = next();
 		switch (kind) {
@@ -77,10 +80,38 @@ int main(int argc, char **argv)
 			len = 152;
 			break;
 		}
-		default:                /* Yitian: mostly a DDR payload */
+		case 4:                 /* Yitian: mostly a DDR payload */
 			put(b, 0, next() % 8 ? 0x50 : next() & 0xff, 1);
 			len = 128;
 			break;
+		case 5:                 /* Nvidia Grace: a header and 0-8 register pairs */
+			len = next() % 16 ? 32 + 16 * (next() % 9) : 1 + next() % 39;
+			if (next() % 2)
+				b[next() % 16] = 0;     /* a signature shorter than 16 */
+			break;
+		default: {              /* Nvidia Vera: mostly whole, contexts of each format */
+			static const unsigned entry[5] = {1, 16, 8, 8, 4};
+			unsigned contexts = next() % 4, info = next() % 8 ? 32 : next() % 64;
+			put(b, 0, next() % 16 ? 1 : 2, 1);
+			put(b, 1, contexts, 1);
+			put(b, 2, next() % 16 ? 0 : 1, 1);
+			put(b, 34, info, 1);
+			len = 32 + info;
+			for (unsigned c = 0; c < contexts && len + 16 < 3000; c++) {
+				unsigned format = next() % 16 ? next() % 5 : 5 + next() % 3;
+				/* mostly whole entries; sometimes any multiple of 4, or odd */
+				unsigned data = next() % 3 ? entry[format % 5] * (next() % 6) :
+						4 * (next() % 12) + (next() % 4 ? 0 : 1);
+				unsigned size = next() % 4 ? 16 : 16 + data + next() % 3 * 4;
+				put(b, len, next() % 32 ? size : next() % 16, 4);
+				put(b, len + 8, format, 2);
+				put(b, len + 12, data, 4);
+				len += (size > 16 + data ? size : 16 + data);
+			}
+			if (!(next() % 16))
+				len -= next() % 8;
+			break;
+		}
 		}
 		printf("%s ", types[kind]);
 		for (size_t i = 0; i < len; i++)

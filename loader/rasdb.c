@@ -202,6 +202,13 @@ static const Table tables[T_COUNT] = {
 		{"err_type", "INTEGER", K_INT}, {"regs_dump", "TEXT", K_TEXT}}},
 	[T_YITIAN_DDR] = {"yitian_ddr_reg_dump_event", {
 		{"address", "INTEGER", K_INT64}, {"regs_dump", "TEXT", K_TEXT}}},
+	[T_JAGUARMICRO] = {"jm_payload0_event", {
+		{"version", "INTEGER", K_INT}, {"soc_id", "INTEGER", K_INT},
+		{"subsystem", "TEXT", K_TEXT}, {"module", "TEXT", K_TEXT},
+		{"module_id", "INTEGER", K_INT}, {"sub_module", "TEXT", K_TEXT},
+		{"submodule_id", "INTEGER", K_INT}, {"dev", "TEXT", K_TEXT},
+		{"dev_id", "INTEGER", K_INT}, {"err_type", "INTEGER", K_INT},
+		{"err_severity", "TEXT", K_TEXT}, {"regs_dump", "TEXT", K_TEXT}}},
 	[T_NVIDIA_GRACE] = {"nvidia_ns_event", {
 		{"signature", "TEXT", K_TEXT}, {"error_type", "INTEGER", K_INT},
 		{"error_instance", "INTEGER", K_INT}, {"severity", "INTEGER", K_INT},

@@ -18,7 +18,7 @@ enum { T_MC, T_AER, T_EXTLOG, T_MCE, T_ARM, T_NON_STANDARD, T_DEVLINK, T_DISK, T
        T_CXL_GENERAL_MEDIA, T_CXL_DRAM, T_CXL_MEMORY_MODULE,
        /* the vendors' tables (rasvendor.c) */
        T_HISI_COMMON, T_HIP08_TYPE1, T_HIP08_TYPE2, T_HIP08_PCIE_LOCAL, T_YITIAN_DDR,
-       T_NVIDIA_GRACE, T_NVIDIA_VERA, T_COUNT };
+       T_NVIDIA_GRACE, T_NVIDIA_VERA, T_JAGUARMICRO, T_COUNT };
 
 /* One row's values, by the table's column index; a text or blob column's is owned by the
  * row (a blob's LEN bytes). */

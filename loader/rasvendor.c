@@ -9,6 +9,7 @@
  *   HiSilicon HIP08 PCIe local       hip08_pcie_local_event_v2
  *   Alibaba Yitian 710 DDR           yitian_ddr_reg_dump_event
  *   Nvidia Grace, Vera               nvidia_ns_event, nvidia_vera_ns_event
+ *   JaguarMicro Corsica payloads     jm_payload0_event
  *
  * The section's bytes are the firmware's (little-endian, as every machine these come
  * from). Where rasdaemon reads past the section (a register count larger than what
@@ -383,6 +384,121 @@ static bool nvidia_vera(const Section *s, Row *row)
 	return true;
 }
 
+/* ---- JaguarMicro Corsica (non-standard-jaguarmicro.c) ----------------------------- */
+
+/* The modules of each subsystem (by number): AP, CMN, DDRH, DDRV, GIC, IOSUB, SCP, MCP,
+ * IMU0, DPE, RPE, PSUB, HAC, TCM, IMU1. */
+static const char *const *const jm_modules[15] = {
+	NAMES("CORE"),
+	NAMES("MXP", "HNI", "HNF", "SBSX", "CCG", "HND"),
+	NAMES("DDRCtrl", "DDRPHY", "SRAM"),
+	NAMES("DDRCtrl", "DDRPHY", "SRAM"),
+	NAMES("GICIP", "GICSRAM"),
+	NAMES("SMMU", "NIC450", "OTHER"),
+	NAMES("SRAM", "WDT", "PLL"),
+	NAMES("SRAM", "WDT"),
+	NAMES("SRAM", "WDT"),
+	NAMES("EPG", "PIPE", "EMEP", "IMEP", "EPAE", "IPAE", "ETH", "TPG", "MIG", "HIG",
+	      "DPETOP", "SMMU"),
+	NAMES("TOP", "TXP_RXP", "SMMU"),
+	NAMES("PCIE0", "UP_MIX", "PCIE1", "PTOP", "N2IF", "VPE0_RAS", "VPE1_RAS", "X2RC_SMMU",
+	      "X16RC_SMMU", "SDMA_SMMU"),
+	NAMES("SRAM", "SMMU"),
+	NAMES("SRAM", "SMMU", "IP"),
+	NAMES("SRAM", "WDT"),
+};
+
+static const char *const *const jm_smmu = NAMES("TCU", "TBU");
+
+/* A module's sub-modules: IOSUB's SMMU and OTHER, the SMMUs of DPE, RPE, PSUB and TCM,
+ * PSUB's PCIE0; none for the rest. */
+static const char *jm_submodule(unsigned subsys, unsigned module, unsigned sub)
+{
+	const char *const *names = subsys == 5 && module == 0 ? NAMES("TBU", "TCU") :
+				   subsys == 5 && module == 2 ? NAMES("RAM") :
+				   (subsys == 9 && module == 11) || (subsys == 10 && module == 2) ||
+				   (subsys == 11 && module >= 7 && module <= 9) ||
+				   (subsys == 13 && module == 1) ? jm_smmu :
+				   subsys == 11 && module == 0 ? NAMES("RAS0", "RAS1") : NULL;
+	return names ? name_of(names, sub) : "unknown";
+}
+
+/* each payload type's registers: their names, size, and where the tail is */
+static const struct { const char *const *regs; int size; } jm_types[7] = {
+	[0] = {NAMES("LOCK_CONTROL", "LOCK_FUNCTION", "CFG_RAM_ID", "ERR_FR_LOW32",
+		     "ERR_FR_HIGH32", "ERR_CTLR_LOW32", "ECC_STATUS_LOW32", "ECC_ADDR_LOW32",
+		     "ECC_ADDR_HIGH32", "ECC_MISC0_LOW32", "ECC_MISC0_HIGH32",
+		     "ECC_MISC1_LOW32", "ECC_MISC1_HIGH32", "ECC_MISC2_LOW32",
+		     "ECC_MISC2_HIGH32"), 4},
+	[1] = {NAMES("CSR_INT_STATUS", "ERR_FR", "ERR_CTLR", "ERR_STATUS", "ERR_GEN"), 4},
+	[2] = {NAMES("ECC_1BIT_INFO_LOW32", "ECC_1BIT_INFO_HIGH32", "ECC_2BIT_INFO_LOW32",
+		     "ECC_2BIT_INFO_HIGH32"), 4},
+	[5] = {NAMES("CFGM_MXP_0", "CFGM_HNF_0", "CFGM_HNI_0", "CFGM_SBSX_0", "ERR_FR_NS",
+		     "ERR_CTLRR_NS", "ERR_STATUSR_NS", "ERR_ADDRR_NS", "ERR_MISCR_NS",
+		     "ERR_FR", "ERR_CTLR", "ERR_STATUS", "ERR_ADDR", "ERR_MISC"), 8},
+	[6] = {NAMES("RECORD_ID", "GICT_ERR_FR", "GICT_ERR_CTLR", "GICT_ERR_STATUS",
+		     "GICT_ERR_ADDR", "GICT_ERR_MISC0", "GICT_ERR_MISC1", "GICT_ERRGSR"), 8},
+};
+
+static const char *const *const jm_subsystems = NAMES("AP", "CMN", "DDRH", "DDRV", "GIC",
+	"IOSUB", "SCP", "MCP", "IMU0", "DPE", "RPE", "PSUB", "HAC", "TCM", "IMU1");
+
+static bool jaguarmicro(const Section *s, int payload, Row *row)
+{
+	static const char *const devices[15] = {"CORE", "NID", "CHNL", "CHNL"};
+	uint32_t valid = u32_at(s, 0);
+	unsigned subsys = u8_at(s, 6), module = u8_at(s, 7), sub = u8_at(s, 8);
+	char regs[2048] = "";
+	size_t at = 16;
+
+	row->table = T_JAGUARMICRO;
+	/* rasdaemon writes the version where the SoC is valid, and the sub-module's number
+	 * in module_id (its own column stays NULL) */
+	if (valid & 1u << 1) {
+		set_num(row, "version", u8_at(s, 4));
+		set_num(row, "soc_id", u8_at(s, 5));
+	}
+	if (valid & 1u << 2)
+		set_text(row, "subsystem", name_of(jm_subsystems, subsys));
+	if (valid & 1u << 3) {
+		set_text(row, "module", subsys < 15 ? name_of(jm_modules[subsys], module) :
+			 "unknown");
+		set_num(row, "module_id", module);
+	}
+	if (valid & 1u << 4) {
+		set_text(row, "sub_module", jm_submodule(subsys, module, sub));
+		set_num(row, "module_id", sub);
+	}
+	if (valid & 1u << 5) {
+		set_text(row, "dev", subsys < 4 ? devices[subsys] : "DEV");
+		set_num(row, "dev_id", u8_at(s, 9));
+	}
+	if (valid & 1u << 6)
+		set_num(row, "err_type", u16_at(s, 10));
+	if (valid & 1u << 7)
+		set_text(row, "err_severity", hisi_severity(u8_at(s, 12)));
+	append(regs, sizeof(regs), "[");
+	for (int i = 0; jm_types[payload].regs[i]; i++, at += jm_types[payload].size) {
+		append(regs, sizeof(regs), "%s:", jm_types[payload].regs[i]);
+		if (jm_types[payload].size == 8)
+			append(regs, sizeof(regs), "0x%llx", (unsigned long long)u64_at(s, at));
+		else
+			append(regs, sizeof(regs), "0x%x", u32_at(s, at));
+	}
+	append(regs, sizeof(regs), "]");
+	uint32_t count = u32_at(s, at);
+	if (valid & 1u << 11 && count > 0) {
+		append(regs, sizeof(regs), "Extended Register Dump:");
+		append(regs, sizeof(regs), "[");
+		for (uint32_t i = 0; i < count && at + 8 + 4 * (size_t)i <= s->len; i++)
+			append(regs, sizeof(regs), "reg%02d=0x%08x", (int)i,
+			       u32_at(s, at + 4 + 4 * i));
+		append(regs, sizeof(regs), "]");
+	}
+	set_text(row, "regs_dump", regs);
+	return true;
+}
+
 /* ---- by section type -------------------------------------------------------------- */
 
 bool vendor_row(const unsigned char sec_type[16], const unsigned char *p, size_t len,
@@ -400,6 +516,17 @@ bool vendor_row(const unsigned char sec_type[16], const unsigned char *p, size_t
 		  0x8b, 0xe7, 0x72}, T_HIP08_PCIE_LOCAL},
 		{{0x11, 0x08, 0x98, 0xa6, 0xea, 0x16, 0x4d, 0x4e, 0xb9, 0x36, 0xfb, 0x00, 0xa2,
 		  0x3f, 0xf2, 0x9c}, T_YITIAN_DDR},
+		/* JaguarMicro's payload types 0, 1, 2, 5, 6 */
+		{{0xa3, 0x8b, 0xd7, 0x82, 0x14, 0xfa, 0x7a, 0x40, 0xba, 0x0e, 0xf3, 0xba, 0x81,
+		  0x70, 0x01, 0x3c}, T_JAGUARMICRO + 0 * 16},
+		{{0x53, 0x30, 0x72, 0xf9, 0x58, 0x25, 0xb1, 0x49, 0xb5, 0x8a, 0x1c, 0x1a, 0x82,
+		  0x49, 0x2a, 0x62}, T_JAGUARMICRO + 1 * 16},
+		{{0x54, 0xde, 0x31, 0x2d, 0x37, 0x30, 0x24, 0x4f, 0xa2, 0x83, 0xf6, 0x9c, 0xa1,
+		  0xec, 0x0b, 0x9a}, T_JAGUARMICRO + 2 * 16},
+		{{0x69, 0x0d, 0xc8, 0xda, 0x72, 0x0a, 0xba, 0x4e, 0x81, 0x14, 0x14, 0x8e, 0xe3,
+		  0x44, 0xaf, 0x06}, T_JAGUARMICRO + 5 * 16},
+		{{0xfe, 0x06, 0x6f, 0x74, 0x5e, 0x40, 0x1f, 0x45, 0x8d, 0x09, 0x02, 0xe8, 0x02,
+		  0xed, 0x98, 0x4a}, T_JAGUARMICRO + 6 * 16},
 		{{0xf2, 0x44, 0x52, 0x6d, 0x12, 0x27, 0xec, 0x11, 0xbe, 0xa7, 0xcb, 0x3f, 0xdb,
 		  0x95, 0xc7, 0x86}, T_NVIDIA_GRACE},
 		{{0x68, 0xe5, 0x68, 0x90, 0xa0, 0x6c, 0xf0, 0x11, 0xae, 0xaf, 0x15, 0x93, 0x43,
@@ -423,6 +550,12 @@ bool vendor_row(const unsigned char sec_type[16], const unsigned char *p, size_t
 			return nvidia_grace(&s, row);
 		case T_NVIDIA_VERA:
 			return nvidia_vera(&s, row);
+		case T_JAGUARMICRO + 0 * 16:
+		case T_JAGUARMICRO + 1 * 16:
+		case T_JAGUARMICRO + 2 * 16:
+		case T_JAGUARMICRO + 5 * 16:
+		case T_JAGUARMICRO + 6 * 16:
+			return jaguarmicro(&s, (types[i].kind - T_JAGUARMICRO) / 16, row);
 		default:
 			return yitian(&s, row);
 		}

@@ -1,6 +1,6 @@
 /* sections.c - random non-standard CPER sections of the types rasdaemon 0.8.5's vendor
  * decoders know (HiSilicon's common section, HIP08's OEM types 1 and 2 and PCIe local,
- * Yitian 710's DDR payload, Nvidia Grace's and Vera's), seeded: a line each, "TYPE HEX"
+ * Yitian 710's DDR payload, Nvidia Grace's and Vera's, JaguarMicro's), seeded: a line each, "TYPE HEX"
  * (the type as rasdaemon names it, the section's bytes in hex), for vendor-oracle.c and
  * vendor-words.c. Usage: sections SEED N
  *
@@ -42,14 +42,18 @@ int main(int argc, char **argv)
 		"c8b328a8-9917-4af6-9a13-2e08ab2e7586", "1f8161e1-55d6-41e6-bd10-7afd1dc5f7c5",
 		"45534ea6-ce23-4115-8535-e07ab3aef91d", "b2889fc9-e7d7-4f9d-a867-af42e98be772",
 		"a6980811-16ea-4e4d-b936-fb00a23ff29c", "6d5244f2-2712-11ec-bea7-cb3fdb95c786",
-		"9068e568-6ca0-11f0-aeaf-159343591eac"};
+		"9068e568-6ca0-11f0-aeaf-159343591eac", "82d78ba3-fa14-407a-ba0e-f3ba8170013c",
+		"f9723053-2558-49b1-b58a-1c1a82492a62", "2d31de54-3037-4f24-a283-f69ca1ec0b9a",
+		"dac80d69-0a72-4eba-8114-148ee344af06", "746f06fe-405e-451f-8d09-02e802ed984a"};
+	/* JaguarMicro's payload types: where their register array (its count) starts */
+	static const unsigned jm_tail[5] = {76, 36, 32, 128, 80};
 	if (argc != 3)
 		return 2;
 	state = 0x9e3779b97f4a7c15ULL * (strtoull(argv[1], NULL, 10) + 1);
 	long n = strtol(argv[2], NULL, 10);
 	for (long k = 0; k < n; k++) {
 		unsigned char b[4096];
-		size_t len, kind = next() % 7;
+		size_t len, kind = next() % 12;
 		for (size_t i = 0; i < sizeof(b); i++)
 			b[i] = next();
 		switch (kind) {
@@ -89,6 +93,18 @@ int main(int argc, char **argv)
 			if (next() % 2)
 				b[next() % 16] = 0;     /* a signature shorter than 16 */
 			break;
+		case 7: case 8: case 9: case 10: case 11: {    /* JaguarMicro */
+			unsigned tail = jm_tail[kind - 7];
+			uint32_t regs = next() % 3 ? next() % 8 : next() % 200;
+			put(b, 0, next() % 4 ? next() & 0xfff : 0xfff, 4);
+			put(b, 6, small(17), 1);
+			put(b, 7, small(14), 1);
+			put(b, 8, small(4), 1);
+			put(b, 12, small(6), 1);
+			put(b, tail, regs, 4);
+			len = tail + 4 + 4 * regs;
+			break;
+		}
 		default: {              /* Nvidia Vera: mostly whole, contexts of each format */
 			static const unsigned entry[5] = {1, 16, 8, 8, 4};
 			unsigned contexts = next() % 4, info = next() % 8 ? 32 : next() % 64;

@@ -1,10 +1,10 @@
 /* vendor-oracle.c - what rasdaemon 0.8.5 stores for each section sections.c makes:
  * compiled with a rasdaemon source tree's vendor decoders (non-standard-hisilicon.c,
- * non-standard-hisi_hip08.c, non-standard-yitian.c, non-standard-nvidia.c), which add
- * their rows to the SQLite database DB (argv[1]) as they do in rasdaemon; this file
- * stands in for the parts of rasdaemon around them: the decoders' registration, the
- * creation of their tables (as ras-record.c creates them) and the trace text (kept
- * nowhere). */
+ * non-standard-hisi_hip08.c, non-standard-yitian.c, non-standard-nvidia.c,
+ * non-standard-jaguarmicro.c), which add their rows to the SQLite database DB (argv[1])
+ * as they do in rasdaemon; this file stands in for the parts of rasdaemon around them:
+ * the decoders' registration, the creation of their tables (as ras-record.c creates
+ * them) and the trace text (kept nowhere). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

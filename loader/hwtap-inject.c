@@ -424,8 +424,8 @@ static void put_le(unsigned char *p, uint64_t v, int n)
 }
 
 /* The physical address of the register that holds the error status block's address, of
- * the HEST's first GHES source notified by SEA. */
-static uint64_t ghes_status_register(void)
+ * the HEST's first GHES source notified by SEA; the block's length into *LEN. */
+static uint64_t ghes_status_register(uint32_t *len)
 {
 	static unsigned char t[65536];
 	int fd = open(HEST, O_RDONLY | O_CLOEXEC);
@@ -442,8 +442,10 @@ static uint64_t ghes_status_register(void)
 		if (type != HEST_GHES && type != HEST_GHES_V2)
 			die("ghes: %s: source %u is of type %u, before any GHES source (hwtap-inject "
 			    "walks only GHES sources)", HEST, i, type);
-		if (t[at + 32] == NOTIFY_SEA)
+		if (t[at + 32] == NOTIFY_SEA) {
+			*len = le(t + at + 60, 4);
 			return le(t + at + 24, 8);
+		}
 		at += type == HEST_GHES ? 64 : 92;
 	}
 	die("ghes: %s has no GHES source notified by synchronous external abort", HEST);
@@ -643,7 +645,11 @@ static int inject_ghes(int argc, char **argv)
 	memcpy(entry + 64, body, len);
 	size_t total = (20 + 64 + len + 3) & ~(size_t)3;
 
-	uint64_t reg = ghes_status_register();
+	uint32_t block_len;
+	uint64_t reg = ghes_status_register(&block_len);
+	if (total > block_len)
+		die("ghes: the record (%zu bytes) does not fit the source's error status block "
+		    "(%u bytes)", total, block_len);
 	int fd = open("/dev/mem", O_RDWR | O_SYNC | O_CLOEXEC);
 	if (fd < 0)
 		die("ghes: /dev/mem: %s", strerror(errno));

@@ -48,20 +48,18 @@ static char *dbformat(const char *fmt, ...)
 
 /* ---- the tables, as rasdaemon 0.8.5 makes them --------------------------------------- */
 
-
 typedef struct Column {
 	const char *name, *type;
 	enum kind kind;
 } Column;
-
 
 typedef struct Table {
 	const char *name;
 	Column cols[MAX_COLUMNS];       /* after id and timestamp, which every table has */
 } Table;
 
-
-/* The columns of a CXL event record's header, in every cxl_* table but the first four. */
+/* The columns of a CXL device, first in every cxl_* table, and with them those of an event
+ * record's header, in the tables of the device's event records. */
 #define CXL_DEVICE_COLUMNS \
 	{"memdev", "TEXT", K_TEXT}, {"host", "TEXT", K_TEXT}, \
 	{"serial", "INTEGER", K_INT64}

@@ -84,6 +84,20 @@ static const char *name_of(const char *const *names, unsigned id)
 	return "unknown";
 }
 
+/* A one-byte field at AT whose validation bit is BIT, and its column. */
+typedef struct ByteField {
+	const char *col;
+	int bit, at;
+} ByteField;
+
+/* Each of FIELDS (ending with NULL's) that VALID's bits say the section has, as a number. */
+static void valid_bytes(const Section *s, uint64_t valid, const ByteField *fields, Row *row)
+{
+	for (; fields->col; fields++)
+		if (valid & 1ull << fields->bit)
+			set_num(row, fields->col, u8_at(s, fields->at));
+}
+
 /* ---- HiSilicon's common error section (non-standard-hisilicon.c) ------------------ */
 
 static void hisi_common(const Section *s, Row *row)
@@ -95,19 +109,16 @@ static void hisi_common(const Section *s, Row *row)
 		"MEE", "L4D", "Tsensor", "ROH", "BTC", "HILINK", "STARS", "SDMA", "UC", "HBMC",
 		"PMC", "SCHE", "ASMB_DFS", "ASMB_NTU", "UB", "UMMU", "PCU", "UCMI", "DJTAGM",
 		"CFGBUS", "MPU", "CRG", NULL};
-	/* val_bits' bit of each one-byte field, and its offset */
-	static const struct { const char *col; int bit, at; } ids[] = {
+	static const ByteField ids[] = {
 		{"soc_id", 0, 5}, {"socket_id", 1, 6}, {"totem_id", 2, 7}, {"nimbus_id", 3, 8},
 		{"sub_system_id", 4, 9}, {"sub_module_id", 6, 11}, {"core_id", 7, 12},
-		{"port_id", 8, 13}};
+		{"port_id", 8, 13}, {NULL, 0, 0}};
 	uint32_t valid = u32_at(s, 0);
 	char text[64], regs[2048] = "";
 
 	row->table = T_HISI_COMMON;
 	set_num(row, "version", u8_at(s, 4));
-	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
-		if (valid & 1u << ids[i].bit)
-			set_num(row, ids[i].col, u8_at(s, ids[i].at));
+	valid_bytes(s, valid, ids, row);
 	if (valid & 1u << 5)
 		set_text(row, "module_id", name_of(modules, u8_at(s, 10)));
 	if (valid & 1u << 9)
@@ -190,13 +201,11 @@ static void hip08_oem_header(const Section *s, const Module *modules, Row *row)
 	const Module *m = module_of(modules, u8_at(s, 8));
 	unsigned sub = u8_at(s, 9);
 
+	static const ByteField ids[] = {
+		{"soc_id", 0, 5}, {"socket_id", 1, 6}, {"nimbus_id", 2, 7}, {NULL, 0, 0}};
+
 	set_num(row, "version", u8_at(s, 4));
-	if (valid & 1u << 0)
-		set_num(row, "soc_id", u8_at(s, 5));
-	if (valid & 1u << 1)
-		set_num(row, "socket_id", u8_at(s, 6));
-	if (valid & 1u << 2)
-		set_num(row, "nimbus_id", u8_at(s, 7));
+	valid_bytes(s, valid, ids, row);
 	if (valid & 1u << 3)
 		set_text(row, "module_id", m ? m->name : "unknown");
 	if (valid & 1u << 4)
@@ -255,24 +264,18 @@ static bool hip08_pcie_local(const Section *s, Row *row)
 {
 	static const char *const layers[] = {"AP_Layer", "TL_Layer", "MAC_Layer",
 					     "DL_Layer", "SDI_Layer", NULL};
+	static const ByteField ids[] = {
+		{"soc_id", 1, 9}, {"socket_id", 2, 10}, {"nimbus_id", 3, 11}, {"core_id", 5, 13},
+		{"port_id", 6, 14}, {NULL, 0, 0}};
 	uint64_t valid = u64_at(s, 0);
 
 	if (!valid)
 		return false;
 	row->table = T_HIP08_PCIE_LOCAL;
 	set_num(row, "version", u8_at(s, 8));
-	if (valid & 1u << 1)
-		set_num(row, "soc_id", u8_at(s, 9));
-	if (valid & 1u << 2)
-		set_num(row, "socket_id", u8_at(s, 10));
-	if (valid & 1u << 3)
-		set_num(row, "nimbus_id", u8_at(s, 11));
+	valid_bytes(s, valid, ids, row);
 	if (valid & 1u << 4)
 		set_text(row, "sub_module_id", name_of(layers, u8_at(s, 12)));
-	if (valid & 1u << 5)
-		set_num(row, "core_id", u8_at(s, 13));
-	if (valid & 1u << 6)
-		set_num(row, "port_id", u8_at(s, 14));
 	if (valid & 1u << 8)
 		set_text(row, "err_severity", hisi_severity(u8_at(s, 15)));
 	if (valid & 1u << 7)

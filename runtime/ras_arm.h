@@ -13,11 +13,92 @@
  * Only the section's own bytes are read: the entries and records counted in its header
  * but lying past its section_length are not (6.12's event would pass them on); a
  * context record whose size runs past the section ends the walk.
+ *
+ * And the two things 6.12's event passes beside the section that 6.1's does not: the
+ * error's severity as GHES grades it and the CPU the section's MPIDR names (what
+ * rasdaemon's CPU isolation counts by). On 6.1 hwtap finds them itself: the severity in
+ * the generic data entry ghes.c found the section behind, the CPU in the ACPI MADT's
+ * entries, as the kernel's get_logical_index() does in its copy of them.
  */
 #ifndef HWTAP_RAS_ARM_H
 #define HWTAP_RAS_ARM_H
 
+#include <linux/acpi.h>
 #include <linux/cper.h>
+#include <linux/uaccess.h>
+#ifdef CONFIG_ARM64
+#include <asm/cputype.h>
+#endif
+
+#ifdef HWTAP_HAVE_ARM_EVENT_SEV_CPU
+/* 6.12's arguments after the section (ras_event.h's arm_event) */
+#define HWTAP_ARM_EVENT_MORE , const u8 *pei_err, const u32 pei_len, const u8 *ctx_err, \
+	const u32 ctx_len, const u8 *oem, const u32 oem_len, u8 sev, int cpu
+#define HWTAP_ARM_SEV(proc) (sev)
+#define HWTAP_ARM_CPU(proc) (cpu)
+#else
+#define HWTAP_ARM_EVENT_MORE
+#define HWTAP_ARM_SEV(proc) _hwtap_arm_sev(proc)
+#define HWTAP_ARM_CPU(proc) _hwtap_arm_cpu((proc)->mpidr)
+#endif
+
+#ifndef HWTAP_HAVE_ARM_EVENT_SEV_CPU
+/* GHES's grades (include/acpi/ghes.h's ghes_severity()) of a CPER severity */
+static inline int _hwtap_ghes_severity(u32 cper_sev)
+{
+	switch (cper_sev) {
+	case CPER_SEV_INFORMATIONAL:
+		return 0;               /* GHES_SEV_NO */
+	case CPER_SEV_CORRECTED:
+		return 1;               /* GHES_SEV_CORRECTED */
+	case CPER_SEV_RECOVERABLE:
+		return 2;               /* GHES_SEV_RECOVERABLE */
+	default:
+		return 3;               /* GHES_SEV_PANIC: fatal, and what no grade names */
+	}
+}
+
+/* The severity of the generic data entry (ACPI 6.5 18.3.2.7.1) the section is the
+ * payload of: its header ends where the section starts, 72 bytes from revision 3 on, 64
+ * before. Each is taken only when it says it holds an ARM processor section of this
+ * length; -1 when neither does (no GHES record around the section). */
+static inline int _hwtap_arm_sev(const struct cper_sec_proc_arm *proc)
+{
+#ifdef CONFIG_ACPI
+	const u8 *at = (const u8 *)proc;
+	struct acpi_hest_generic_data_v300 v3;
+	struct acpi_hest_generic_data v1;
+
+	if (!copy_from_kernel_nofault(&v3, at - sizeof(v3), sizeof(v3)) &&
+	    (v3.revision >> 8) >= 3 && v3.error_data_length == proc->section_length &&
+	    guid_equal((const guid_t *)v3.section_type, &CPER_SEC_PROC_ARM))
+		return _hwtap_ghes_severity(v3.error_severity);
+	if (!copy_from_kernel_nofault(&v1, at - sizeof(v1), sizeof(v1)) &&
+	    (v1.revision >> 8) < 3 && v1.error_data_length == proc->section_length &&
+	    guid_equal((const guid_t *)v1.section_type, &CPER_SEC_PROC_ARM))
+		return _hwtap_ghes_severity(v1.error_severity);
+#endif
+	return -1;
+}
+
+/* The logical CPU whose MPIDR the section names (its affinity bits), -EINVAL for none:
+ * 6.12's GET_LOGICAL_INDEX(). Each CPU's MPIDR is its MADT GICC entry's, as arm64's
+ * cpu_logical_map() has it from there under ACPI (GHES is ACPI's). */
+static inline int _hwtap_arm_cpu(u64 mpidr)
+{
+#if defined(CONFIG_ARM64) && defined(CONFIG_ACPI)
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct acpi_madt_generic_interrupt *gicc = acpi_cpu_get_madt_gicc(cpu);
+
+		if (gicc && gicc->arm_mpidr == (mpidr & MPIDR_HWID_BITMASK))
+			return cpu;
+	}
+#endif
+	return -EINVAL;
+}
+#endif
 
 struct _hwtap_arm_summary {
 	u32 pei_len, ctx_len, oem_len;	/* bytes of entries, context records, vendor data */

@@ -47,7 +47,7 @@ static const PointShape ras_shapes[] = {
 	{"ras.arm", "affinity:long mpidr:long midr:long running_state:long psci_state:long "
 		    "error_count:long types:long flags:long error_info:long "
 		    "virt_fault_addr:long phy_fault_addr:long pei_len:long ctx_len:long "
-		    "oem_len:long pei_err:long ctx_err:long oem:long"},
+		    "oem_len:long pei_err:long ctx_err:long oem:long severity:long cpu:long"},
 	{"ras.non_standard", "sec_type:string fru_id:string fru_text:string severity:long "
 			     "len:long err:long"},
 	{"ras.extlog_mem", "error_seq:long etype:long severity:long pa:long pa_mask_lsb:long "
@@ -63,7 +63,8 @@ static const PointShape ras_shapes[] = {
 
 /* Each tracepoint: its name, the kernel option without which it is missing, the header
  * its arguments' types need, and its arguments as C parameters (6.1's; 6.12 added
- * arguments at the end of arm_event's, which a callback may leave out). */
+ * arguments at the end of arm_event's, which runtime/ras_arm.h's HWTAP_ARM_EVENT_MORE
+ * declares where the kernel passes them). */
 #define TP_MCE_RECORD "mce_record", "CONFIG_X86_MCE", "asm/mce.h", "struct mce *m"
 #define TP_MEMORY_FAILURE "memory_failure_event", "CONFIG_MEMORY_FAILURE", NULL, \
 	"unsigned long pfn, int type, int result"
@@ -76,7 +77,7 @@ static const PointShape ras_shapes[] = {
 	"const s8 low_layer, unsigned long address, const u8 grain_bits, " \
 	"unsigned long syndrome, const char *driver_detail"
 #define TP_ARM "arm_event", "CONFIG_RAS", "runtime/ras_arm.h", \
-	"const struct cper_sec_proc_arm *proc"
+	"const struct cper_sec_proc_arm *proc HWTAP_ARM_EVENT_MORE"
 #define TP_NON_STANDARD "non_standard_event", "CONFIG_RAS", "linux/uuid.h", \
 	"const guid_t *sec_type, const guid_t *fru_id, const char *fru_text, const u8 sev, " \
 	"const u8 *err, const u32 len"
@@ -121,7 +122,9 @@ static const RasSource ras_sources[] = {
 	  "arm.error_count", "arm.types", "arm.flags", "arm.error_info", "arm.virt_fault_addr",
 	  "arm.phy_fault_addr", "arm.pei_len", "arm.ctx_len", "arm.oem_len",
 	  /* where those three are: read in the handler, while the event fires */
-	  "ptr:arm.pei_err", "ptr:arm.ctx_err", "ptr:arm.oem"},
+	  "ptr:arm.pei_err", "ptr:arm.ctx_err", "ptr:arm.oem",
+	  /* 6.12's arguments; found by runtime/ras_arm.h on 6.1 */
+	  "HWTAP_ARM_SEV(proc)", "HWTAP_ARM_CPU(proc)"},
 	 .prologue = "struct _hwtap_arm_summary arm; _hwtap_arm_summarize(proc, &arm);"},
 	{"ras.non_standard", TP_NON_STANDARD,
 	 {"guid:sec_type", "guid:fru_id", "fru_text", "sev", "len", "ptr:err"}},
@@ -226,7 +229,8 @@ bool trace_arg_is_pointer(const PointShape *shape, const char *name)
 	const char *params = ras_source(shape)->params;
 	size_t len = strlen(name);
 	for (const char *p = strchr(params, '*'); p; p = strchr(p + 1, '*'))
-		if (!strncmp(p + 1, name, len) && (p[1 + len] == ',' || !p[1 + len]))
+		if (!strncmp(p + 1, name, len) &&
+		    (p[1 + len] == ',' || p[1 + len] == ' ' || !p[1 + len]))
 			return true;
 	return false;
 }

@@ -9,8 +9,12 @@
  */
 #include "hwtap.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 extern const ProbeFamily begin_family, end_family, error_family, never_family;
 extern const ProbeFamily timer_family, perf_family, ras_family, trace_family;
@@ -279,15 +283,152 @@ static char *with_context_vars(const char *point, const char *vars, bool with_va
 	return sb.buf;
 }
 
-static void add_alias_names(Script *sc, const char *pattern, bool with_vars, Vec *out)
+/* Pushes WORD onto words once, counting each push in counts (parallel to words). */
+static void count_word(Vec *words, Vec *counts, char *word)
 {
-	for (int i = 0; i < sc->aliases.len; i++) {
-		Probe *a = sc->aliases.data[i];
-		for (int j = 0; j < a->alias_names.len; j++) {
-			char *name = probe_point_string(a->alias_names.data[j]);
-			if (point_pattern_matches(pattern, name))
-				vec_push(out, with_context_vars(name, NULL, with_vars));
+	for (int i = 0; i < words->len; i++)
+		if (!strcmp(words->data[i], word)) {
+			counts->data[i] = (void *)((intptr_t)counts->data[i] + 1);
+			return;
 		}
+	vec_push(words, word);
+	vec_push(counts, (void *)(intptr_t)1);
+}
+
+/* " loc:type ... $var:type ..." of the probes pass 2 derived from the user's probe USER,
+ * as stap's -L prints an alias: every derived probe's locals, then its context
+ * variables, each only if all of them have it, in the order first met. */
+static char *derived_vars(Session *s, Probe *user)
+{
+	Vec locals = {0}, local_counts = {0}, vars = {0}, var_counts = {0};
+	intptr_t n = 0;
+	for (int i = 0; i < s->probes.len; i++) {
+		Probe *p = s->probes.data[i];
+		if (p->origin != user)
+			continue;
+		n++;
+		for (int j = 0; j < p->locals.len; j++) {
+			Symbol *sym = p->locals.data[j];
+			count_word(&locals, &local_counts,
+				   xformat("%s:%s", sym->name, type_name(sym->type)));
+		}
+		/* its context variables as -L lists its point: " $name:type" each, where a
+		 * C type may hold spaces */
+		char *point = probe_point_string(p->points.data[0]);
+		Vec lines = {0};
+		list_family_points(point, true, s, &lines);
+		size_t len = strlen(point);
+		for (int j = 0; j < lines.len; j++) {
+			const char *line = lines.data[j];
+			if (strncmp(line, point, len) || strncmp(line + len, " $", 2))
+				continue;
+			for (const char *v = line + len + 1; v;) {
+				const char *next = strstr(v + 1, " $");
+				count_word(&vars, &var_counts,
+					   next ? xstrndup(v, next - v) : xstrdup(v));
+				v = next ? next + 1 : NULL;
+			}
+			break;
+		}
+	}
+	StrBuf sb = {0};
+	sb_puts(&sb, "");
+	for (int i = 0; i < locals.len; i++)
+		if ((intptr_t)local_counts.data[i] == n)
+			sb_printf(&sb, " %s", (char *)locals.data[i]);
+	for (int i = 0; i < vars.len; i++)
+		if ((intptr_t)var_counts.data[i] == n)
+			sb_printf(&sb, " %s", (char *)vars.data[i]);
+	return sb.buf;
+}
+
+/* The variables -L lists for each of the aliases NAMES (derived_vars()), a line each:
+ * they are elaborated as `probe NAME ? {}` each, in a child process, as pass 2 would
+ * (which changes the session, and whose errors stay unsaid); NULL when that fails. */
+static Vec *aliases_vars(Session *s, Vec *names)
+{
+	const char *why;
+	kbtf(s, &why);          /* loaded once, here: each child has it */
+	int fd[2];
+	if (pipe(fd))
+		return NULL;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		close(fd[0]);
+		int null = open("/dev/null", O_WRONLY);
+		if (null < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+			_exit(1);
+		StrBuf text = {0};
+		sb_puts(&text, "");
+		for (int i = 0; i < names->len; i++)
+			sb_printf(&text, "probe %s ? {}\n", (char *)names->data[i]);
+		diag_reset();
+		s->user = parse_script(new_srcfile("<-L>", text.buf, text.len), s);
+		if (!s->user || diag_errors || s->user->probes.len != names->len || elaborate(s))
+			_exit(1);
+		StrBuf out = {0};
+		sb_puts(&out, "");
+		for (int i = 0; i < names->len; i++)
+			sb_printf(&out, "%s\n", derived_vars(s, s->user->probes.data[i]));
+		for (size_t done = 0; done < out.len;) {
+			ssize_t w = write(fd[1], out.buf + done, out.len - done);
+			if (w <= 0)
+				_exit(1);
+			done += w;
+		}
+		_exit(0);
+	}
+	close(fd[1]);
+	StrBuf sb = {0};
+	sb_puts(&sb, "");
+	char buf[4096];
+	ssize_t r;
+	while ((r = read(fd[0], buf, sizeof(buf))) > 0)
+		sb_putn(&sb, buf, r);
+	close(fd[0]);
+	int status;
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		return NULL;
+	Vec *lines = xalloc(sizeof(*lines));
+	for (char *line = sb.buf, *nl; (nl = strchr(line, '\n')); line = nl + 1)
+		vec_push(lines, xstrndup(line, nl - line));
+	return lines->len == names->len ? lines : NULL;
+}
+
+static void add_alias_names(Session *s, const char *pattern, bool with_vars, Vec *out)
+{
+	Vec names = {0};
+	for (int k = 0; k < s->tapsets.len; k++) {
+		Script *sc = s->tapsets.data[k];
+		for (int i = 0; i < sc->aliases.len; i++) {
+			Probe *a = sc->aliases.data[i];
+			for (int j = 0; j < a->alias_names.len; j++) {
+				char *name = probe_point_string(a->alias_names.data[j]);
+				if (point_pattern_matches(pattern, name))
+					vec_push(&names, name);
+			}
+		}
+	}
+	/* the variables: of all at once, or one by one when some alias keeps the whole
+	 * from elaborating */
+	Vec *vars = with_vars && names.len ? aliases_vars(s, &names) : NULL;
+	for (int i = 0; i < names.len; i++) {
+		const char *v = "";
+		if (vars) {
+			v = vars->data[i];
+		} else if (with_vars) {
+			Vec one = {0};
+			vec_push(&one, names.data[i]);
+			Vec *got = aliases_vars(s, &one);
+			v = got ? got->data[0] : "";
+		}
+		vec_push(out, xformat("%s%s", (char *)names.data[i], v));
 	}
 }
 
@@ -304,8 +445,7 @@ void list_family_points(const char *pattern, bool with_vars, Session *s, Vec *ou
 		if (f->list)
 			f->list(pattern, with_vars, s, &all);
 	}
-	for (int i = 0; i < s->tapsets.len; i++)
-		add_alias_names(s->tapsets.data[i], pattern, with_vars, &all);
+	add_alias_names(s, pattern, with_vars, &all);
 	if (all.len)
 		qsort(all.data, all.len, sizeof(void *), by_string);
 	for (int i = 0; i < all.len; i++)

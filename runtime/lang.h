@@ -99,6 +99,7 @@ struct hwtap_context_base {
 	cycles_t interval_start;        /* the overload guard's current interval, */
 	cycles_t interval_used;         /* and what handlers took of it */
 	const char *probe_point;        /* "timer.ms(100)", for errors and pp() */
+	const char *probe_name;         /* pn()'s alias name ("my.alias"), or NULL: pp() */
 	const char *last_stmt;          /* where the error happened, as SystemTap says it:
 					 * "operator '/' at script.stp:3:5" */
 	const char *last_error;         /* set by an error: the handler unwinds */
@@ -192,6 +193,7 @@ static inline bool _hwtap_enter(struct hwtap_context_base *b, const char *pp,
 		b->entered = get_cycles();
 #endif
 	b->probe_point = pp;
+	b->probe_name = NULL;
 	b->last_stmt = NULL;
 	b->last_error = NULL;
 	b->plain_error = false;

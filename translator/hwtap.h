@@ -260,6 +260,8 @@ struct Probe {
 	/* sema */
 	VEC(Symbol *) locals;
 	const char *derivation;          /* "timer.ms(100) <- my.alias" */
+	const char *pn;                  /* pn(): the outermost alias name it came through
+					  * ("my.alias", a wildcard's match), or NULL */
 	const ProbeFamily *family;
 	const PointShape *shape;         /* which of the family's spellings it is */
 	Probe *origin;                   /* the user's probe this one derives from */

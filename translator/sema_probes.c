@@ -70,6 +70,7 @@ typedef struct {
 	ProbePoint *user_point;
 	VEC(Node *) before, after;         /* alias prologues and epilogues, outermost last */
 	const char *derivation;
+	const char *pn;                    /* the outermost alias name on the way, or NULL */
 	/* for families decided at load: */
 	bool optional;                     /* a point on the way had '?' or '!' */
 	VEC(Probe *) unless;               /* probes of earlier '!' alternatives on the way */
@@ -91,6 +92,7 @@ static void add_derived(Derive *c, Expansion *e, ProbePoint *pp, const ProbeFami
 	point->optional = point->sufficient = false;
 	vec_push(&d->points, point);
 	d->derivation = e->derivation;
+	d->pn = e->pn;
 	if (f->decided_at_load) {
 		d->load_optional = e->optional || pp->optional;
 		for (int i = 0; i < e->unless.len; i++)
@@ -186,6 +188,9 @@ static int expand_alias(Derive *c, Expansion *e, ProbePoint *pp, Probe *alias, P
 		vec_push(&inner.before, alias->body);
 	if (alias->epilogue_body)
 		vec_push(&inner.after, alias->epilogue_body);
+	/* pn() is the first alias name met, as stap's script-level point after wildcards */
+	if (!inner.pn)
+		inner.pn = probe_point_string(pp);
 	alias->script->used = true;
 	Vec sufficient = {0};
 	for (int i = 0; i < alias->points.len; i++) {

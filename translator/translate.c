@@ -895,6 +895,8 @@ static void probe_handler(Gen *g, Probe *p, int index, StrBuf *frames)
 	tr_line(g, "if (!_hwtap_enter(&c->base, %s, regs, %s))", tr_c_string(pp, strlen(pp)),
 	     kind);
 	tr_line(g, "\treturn;");
+	if (p->pn && strcmp(p->pn, pp))
+		tr_line(g, "c->base.probe_name = %s;", tr_c_string(p->pn, strlen(p->pn)));
 	tr_line(g, "l = &c->probe.p%d;", index);
 	if (ptab_is_task(p))
 		tr_line(g, "c->base.task = task;");

@@ -33,7 +33,7 @@
  * anything here failed. Linked statically: it runs in hwtap's busybox guest as it is.
  */
 #define _GNU_SOURCE
-#include "loader.h"
+#include "run.h"
 #include "../runtime/protocol.h"
 
 #include <errno.h>
@@ -56,9 +56,7 @@
 
 #define UNLOAD_TRIES    500             /* delete_module retries, 10 ms apart */
 #define READ_SIZE       65536
-#define MAX_COMMANDS    64              /* the most -j allows */
 #define DEFAULT_COMMANDS 4
-#define HWTAP_COMMAND_WAIT 10           /* seconds for commands still running at the end */
 
 static const char usage_text[] =
 	"Usage: hwtap-run [-o FILE] [--mode MODE] [-c CMD] [-j N] [-D] [--json] [-v] MODULE.ko\n"
@@ -103,68 +101,12 @@ static const char usage_text[] =
 	"output is relayed. Exit status: 0 for a clean run, 1 after script errors or any\n"
 	"failure. Must run as root.\n";
 
-typedef struct Sink {
-	int fd;
-	const char *name;       /* "stdout", "stderr" or the -o FILE, for messages */
-	bool failed;
-} Sink;
-
-enum mode { MODE_RUN, MODE_DETACH, MODE_ATTACH, MODE_DELETE, MODE_LIST, MODE_SNAPSHOT,
-	    MODE_PSTORE };
-
-typedef struct Run {
-	enum mode mode;         /* -D, -A, -d, -L, or a plain run */
-	const char *session;    /* -A or -d NAME */
-	bool json;              /* --json: -L's list, or the output, as JSON lines */
-	const char *textfile;   /* --textfile FILE: the script's Prometheus metrics */
-	const char *ras_db;     /* --ras-db FILE: rasdaemon's database, for the RAS history */
-	bool history_warned;    /* history came without --ras-db: said once */
-	long long history_refused;      /* history records --ras-db's database did not take */
-	int file_perm;          /* --mode: the created files' permissions; -1: each its default */
-	bool textfile_warned;   /* metrics came without --textfile: said once */
-	long long bad_metrics;  /* metrics records the text format does not take: dropped */
-	bool detached;          /* the relay ended by detaching: the session goes on */
-	bool detach_checked;    /* -D: the start's outcome was looked at */
-	const char *ko;         /* MODULE.ko as given */
-	char **params;          /* PARAM=VALUE words */
-	int nparams;
-	const char *output;     /* -o FILE, or NULL */
-	long file_mb;           /* -S SIZE: a new FILE.K past SIZE MiB, or 0 */
-	long file_count;        /* -S SIZE,N: keep the last N files, or 0: all */
-	long file_index;        /* K of the FILE.K being written */
-	long long file_bytes;   /* written to it */
-	const char *command;    /* -c CMD, or NULL */
-	pid_t cmd_pid;          /* its process, waiting on cmd_gate until the module runs */
-	int cmd_gate;           /* write end of its pipe: a byte releases it, EOF kills it */
-	bool cmd_released, cmd_done, starter_reaped;
-	int starter_status;
-	int verbose;
-	ModInfo mi;
-	char *param_string;     /* what finit_module gets */
-	char *out_path, *ctl_path;
-	int out_fd, ctl_fd;
-	int usyms_fd;           /* the module's requests for symbols, -1 without */
-	Sink sinks[3];          /* [HWTAP_STREAM_OUT], [HWTAP_STREAM_ERR] */
-	sigset_t wait_mask;     /* while waiting for output: the stop signals unblocked */
-	pid_t starter;          /* the child writing "start", until reaped */
-	bool stop_sent;
-	bool got_output;
-	bool failed;            /* something here went wrong: exit status 1 */
-	double t0;
-	long long errors, skipped, dropped, lost_commands, overwritten;
-	int max_commands;       /* -j */
-	pid_t commands[MAX_COMMANDS];   /* system()'s and trigger()'s, running; 0: a free slot */
-	int running;
-	long long started, refused;
-} Run;
-
 static volatile sig_atomic_t caught_signal;
 static volatile sig_atomic_t signals_caught;    /* stop signals so far */
 
 /* ---- messages ------------------------------------------------------------------------- */
 
-__attribute__((format(printf, 1, 2)))
-static void error(const char *fmt, ...)
+void run_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -186,7 +128,7 @@ static void usage_error(const char *fmt, ...)
 	exit(1);
 }
 
-static double now(void)
+double run_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -194,8 +136,7 @@ static double now(void)
 }
 
 /* -v: "hwtap-run: NAME: MESSAGE (at T ms)". */
-__attribute__((format(printf, 2, 3)))
-static void note(const Run *r, const char *fmt, ...)
+void run_note(const Run *r, const char *fmt, ...)
 {
 	if (!r->verbose)
 		return;
@@ -203,12 +144,11 @@ static void note(const Run *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	fprintf(stderr, "hwtap-run: %s: ", r->mi.name ? r->mi.name : r->ko);
 	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, " (at %.1f ms)\n", (now() - r->t0) * 1e3);
+	fprintf(stderr, " (at %.1f ms)\n", (run_now() - r->t0) * 1e3);
 	va_end(ap);
 }
 
-static char *xformat(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xformat(const char *fmt, ...)
+char *run_format(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -225,8 +165,8 @@ static char *xformat(const char *fmt, ...)
 static char *describe(const Run *r)
 {
 	if (!r->param_string || !*r->param_string)
-		return xformat("%s (module %s, no parameters)", r->ko, r->mi.name);
-	return xformat("%s (module %s, parameters '%s')", r->ko, r->mi.name, r->param_string);
+		return run_format("%s (module %s, no parameters)", r->ko, r->mi.name);
+	return run_format("%s (module %s, parameters '%s')", r->ko, r->mi.name, r->param_string);
 }
 
 /* ---- checks before loading ------------------------------------------------------------ */
@@ -345,12 +285,12 @@ static void parse_args(int argc, char **argv, Run *r)
 static char *param_problem(const Run *r, const char *word, int name_len)
 {
 	if (!name_len)
-		return xformat("%s: parameter '%s' has no name", r->ko, word);
+		return run_format("%s: parameter '%s' has no name", r->ko, word);
 	if (!modinfo_has_param(&r->mi, word, name_len))
-		return xformat("%s (module %s) has no parameter '%.*s'", r->ko, r->mi.name,
+		return run_format("%s (module %s) has no parameter '%.*s'", r->ko, r->mi.name,
 			       name_len, word);
 	if (strchr(word + name_len, '"'))
-		return xformat("%s: parameter '%.*s': a value cannot hold '\"'", r->ko, name_len,
+		return run_format("%s: parameter '%.*s': a value cannot hold '\"'", r->ko, name_len,
 			       word);
 	return NULL;
 }
@@ -362,26 +302,26 @@ static char *param_word(const Run *r, const char *word)
 	int name_len = strcspn(word, "=");
 	char *problem = param_problem(r, word, name_len);
 	if (problem) {
-		error("%s", problem);
+		run_error("%s", problem);
 		free(problem);
 		return NULL;
 	}
 	const char *value = word + name_len;
 	if (*value && value[strcspn(value, " \t\n")])
-		return xformat("%.*s=\"%s\"", name_len, word, value + 1);
-	return xformat("%s", word);
+		return run_format("%.*s=\"%s\"", name_len, word, value + 1);
+	return run_format("%s", word);
 }
 
 static int build_param_string(Run *r)
 {
-	char *s = xformat("%s", "");
+	char *s = run_format("%s", "");
 	for (int i = 0; i < r->nparams; i++) {
 		char *w = param_word(r, r->params[i]);
 		if (!w) {
 			free(s);
 			return -1;
 		}
-		char *t = xformat("%s%s%s", s, *s ? " " : "", w);
+		char *t = run_format("%s%s%s", s, *s ? " " : "", w);
 		free(s);
 		free(w);
 		s = t;
@@ -395,14 +335,14 @@ static int check_module(Run *r)
 {
 	char *why;
 	if (modinfo_read(r->ko, &r->mi, &why)) {
-		error("%s", why);
+		run_error("%s", why);
 		free(why);
 		return -1;
 	}
 	struct utsname u;
 	uname(&u);
 	if (strcmp(r->mi.release, u.release)) {
-		error("%s was built for kernel %s, but this kernel is %s", r->ko, r->mi.release,
+		run_error("%s was built for kernel %s, but this kernel is %s", r->ko, r->mi.release,
 		      u.release);
 		return -1;
 	}
@@ -417,12 +357,12 @@ static int open_for_root(const char *name, int flags, int mode, const char *what
 	int fd = open(name, flags | O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, mode);
 	if (fd < 0) {
 		if (errno == ELOOP)
-			error("refusing the %s %s: it is a symbolic link (hwtap-run does not follow "
+			run_error("refusing the %s %s: it is a symbolic link (hwtap-run does not follow "
 			      "one; name its target)", what, name);
 		else if (errno == ENXIO)
-			error("refusing the %s %s: it is a FIFO nobody reads", what, name);
+			run_error("refusing the %s %s: it is a FIFO nobody reads", what, name);
 		else
-			error("cannot open the %s %s: %s", what, name, strerror(errno));
+			run_error("cannot open the %s %s: %s", what, name, strerror(errno));
 		return -1;
 	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
@@ -432,8 +372,8 @@ static int open_for_root(const char *name, int flags, int mode, const char *what
 /* -S: FILE.K, K counting from 0 as SystemTap names them. */
 static int open_output_file(Run *r)
 {
-	char *name = r->file_mb ? xformat("%s.%ld", r->output, r->file_index) :
-		     xformat("%s", r->output);
+	char *name = r->file_mb ? run_format("%s.%ld", r->output, r->file_index) :
+		     run_format("%s", r->output);
 	int fd = open_for_root(name, O_CREAT | O_TRUNC, r->file_perm >= 0 ? r->file_perm : 0600,
 			       "output file");
 	if (fd < 0) {
@@ -443,9 +383,9 @@ static int open_output_file(Run *r)
 	r->sinks[HWTAP_STREAM_OUT] = (Sink){ .fd = fd, .name = name };
 	r->file_bytes = 0;
 	if (r->file_count && r->file_index >= r->file_count) {
-		char *old = xformat("%s.%ld", r->output, r->file_index - r->file_count);
+		char *old = run_format("%s.%ld", r->output, r->file_index - r->file_count);
 		if (unlink(old) && errno != ENOENT)
-			error("cannot remove the old output file %s: %s", old, strerror(errno));
+			run_error("cannot remove the old output file %s: %s", old, strerror(errno));
 		free(old);
 	}
 	return 0;
@@ -526,19 +466,19 @@ static void explain_load_error(const Run *r, int err)
 	char *what = describe(r);
 	switch (err) {
 	case EEXIST:
-		error("cannot load %s: a module named '%s' is already loaded (another hwtap-run "
+		run_error("cannot load %s: a module named '%s' is already loaded (another hwtap-run "
 		      "may be using it; 'rmmod %s' unloads it)", what, r->mi.name, r->mi.name);
 		break;
 	case ENOEXEC:
-		error("cannot load %s: the kernel does not take it as a module (%s)", what,
+		run_error("cannot load %s: the kernel does not take it as a module (%s)", what,
 		      strerror(err));
 		break;
 	case EPERM:
-		error("cannot load %s: %s (module loading disabled, or no CAP_SYS_MODULE)", what,
+		run_error("cannot load %s: %s (module loading disabled, or no CAP_SYS_MODULE)", what,
 		      strerror(err));
 		break;
 	default:
-		error("cannot load %s: %s; the kernel log (dmesg) may say more", what,
+		run_error("cannot load %s: %s; the kernel log (dmesg) may say more", what,
 		      strerror(err));
 	}
 	free(what);
@@ -546,11 +486,11 @@ static void explain_load_error(const Run *r, int err)
 
 static int load(Run *r)
 {
-	note(r, "loading %s, built for %s, parameters '%s'", r->ko, r->mi.release,
+	run_note(r, "loading %s, built for %s, parameters '%s'", r->ko, r->mi.release,
 	     r->param_string);
 	int fd = open(r->ko, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		error("cannot open %s: %s", r->ko, strerror(errno));
+		run_error("cannot open %s: %s", r->ko, strerror(errno));
 		return -1;
 	}
 	int rc = syscall(SYS_finit_module, fd, r->param_string, 0);
@@ -560,7 +500,7 @@ static int load(Run *r)
 		explain_load_error(r, err);
 		return -1;
 	}
-	note(r, "loaded");
+	run_note(r, "loaded");
 	return 0;
 }
 
@@ -580,18 +520,18 @@ static int unload(Run *r)
 	close_files(r);
 	for (int i = 0;; i++) {
 		if (!syscall(SYS_delete_module, r->mi.name, O_NONBLOCK)) {
-			note(r, "unloaded");
+			run_note(r, "unloaded");
 			return 0;
 		}
 		if (errno == ENOENT) {
-			note(r, "already unloaded");
+			run_note(r, "already unloaded");
 			return 0;
 		}
 		if ((errno != EAGAIN && errno != EBUSY) || i == UNLOAD_TRIES)
 			break;
 		usleep(10000);
 	}
-	error("cannot unload module %s (from %s): %s; 'rmmod %s' may", r->mi.name, r->ko,
+	run_error("cannot unload module %s (from %s): %s; 'rmmod %s' may", r->mi.name, r->ko,
 	      strerror(errno), r->mi.name);
 	return -1;
 }
@@ -607,27 +547,27 @@ static int write_ctl(Run *r, const char *cmd)
 
 static int open_proc_files(Run *r)
 {
-	r->out_path = xformat("/proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_OUT, r->mi.name);
-	r->ctl_path = xformat("/proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_CTL, r->mi.name);
+	r->out_path = run_format("/proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_OUT, r->mi.name);
+	r->ctl_path = run_format("/proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_CTL, r->mi.name);
 	r->out_fd = open(r->out_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (r->out_fd < 0 && errno == EBUSY) {
-		error("session %s already has a reader (one at a time); it detaches with SIGINT",
+		run_error("session %s already has a reader (one at a time); it detaches with SIGINT",
 		      r->mi.name);
 		return -1;
 	}
 	if (r->out_fd < 0) {
-		error("module %s: cannot open %s: %s%s", r->mi.name, r->out_path, strerror(errno),
+		run_error("module %s: cannot open %s: %s%s", r->mi.name, r->out_path, strerror(errno),
 		      errno == ENOENT ? " (not a module built by hwtap?)" : "");
 		return -1;
 	}
 	r->ctl_fd = open(r->ctl_path, O_RDWR | O_CLOEXEC);
 	if (r->ctl_fd < 0) {
-		error("module %s: cannot open %s: %s", r->mi.name, r->ctl_path, strerror(errno));
+		run_error("module %s: cannot open %s: %s", r->mi.name, r->ctl_path, strerror(errno));
 		close_files(r);
 		return -1;
 	}
 	/* a module that names user code asks for the symbols of what processes map */
-	char *usyms = xformat("/proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_USYMS, r->mi.name);
+	char *usyms = run_format("/proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_USYMS, r->mi.name);
 	r->usyms_fd = open(usyms, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (r->usyms_fd < 0 && errno != ENOENT)
 		fprintf(stderr, "hwtap-run: warning: session %s: cannot open %s (%s): programs "
@@ -643,14 +583,14 @@ static int start(Run *r)
 	fflush(NULL);
 	r->starter = fork();
 	if (r->starter < 0) {
-		error("module %s: cannot fork: %s", r->mi.name, strerror(errno));
+		run_error("module %s: cannot fork: %s", r->mi.name, strerror(errno));
 		return -1;
 	}
 	if (r->starter == 0) {
-		double t = now();
+		double t = run_now();
 		if (write_ctl(r, HWTAP_CTL_START))
 			_exit(errno & 0xff ? errno & 0xff : EIO);
-		note(r, "started in %.1f ms", (now() - t) * 1e3);
+		run_note(r, "started in %.1f ms", (run_now() - t) * 1e3);
 		_exit(0);
 	}
 	return 0;
@@ -678,13 +618,13 @@ static int fork_command(Run *r)
 {
 	int gate[2];
 	if (pipe2(gate, O_CLOEXEC)) {
-		error("cannot run '%s': %s", r->command, strerror(errno));
+		run_error("cannot run '%s': %s", r->command, strerror(errno));
 		return -1;
 	}
 	fflush(NULL);
 	r->cmd_pid = fork();
 	if (r->cmd_pid < 0) {
-		error("cannot run '%s': %s", r->command, strerror(errno));
+		run_error("cannot run '%s': %s", r->command, strerror(errno));
 		return -1;
 	}
 	if (r->cmd_pid == 0) {
@@ -720,14 +660,14 @@ static void watch_command(Run *r)
 		bool ok = WIFEXITED(r->starter_status) && WEXITSTATUS(r->starter_status) == 0;
 		drain_available(r);        /* the begin probes' output comes first */
 		if (ok && write(r->cmd_gate, "g", 1) == 1)
-			note(r, "command started: %s", r->command);
+			run_note(r, "command started: %s", r->command);
 		close(r->cmd_gate);        /* without the byte: the command never runs */
 		r->cmd_released = true;
 	}
 	int status;
 	if (r->cmd_released && waitpid(r->cmd_pid, &status, WNOHANG) == r->cmd_pid) {
 		r->cmd_done = true;
-		note(r, "command exited");
+		run_note(r, "command exited");
 		if (!r->stop_sent)
 			send_stop(r, "the command exited");
 	}
@@ -736,204 +676,10 @@ static void watch_command(Run *r)
 static void send_stop(Run *r, const char *why)
 {
 	r->stop_sent = true;
-	note(r, "stopping (%s)", why);
+	run_note(r, "stopping (%s)", why);
 	if (write_ctl(r, HWTAP_CTL_STOP)) {
-		error("cannot stop module %s: writing '%s' to %s: %s", r->mi.name, HWTAP_CTL_STOP,
+		run_error("cannot stop module %s: writing '%s' to %s: %s", r->mi.name, HWTAP_CTL_STOP,
 		      r->ctl_path, strerror(errno));
-		r->failed = true;
-	}
-}
-
-/* ---- the script's commands: system(), trigger() ------------------------------------------- */
-
-/* The environment of the script's commands, stated, not hwtap-run's (which may hold
- * LD_PRELOAD, NOTIFY_SOCKET, the attaching administrator's settings): PATH, HOME=/ (as
- * systemd gives a system service), LANG, HWTAP_SESSION and, for trigger(), HWTAP_EVENT. */
-static char **command_env(const Run *r, const char *event)
-{
-	static char *env[8];
-	static char *fixed[4];
-	if (!fixed[0]) {
-		fixed[0] = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-		fixed[1] = "HOME=/";
-		fixed[2] = "LANG=C.UTF-8";
-		fixed[3] = xformat("HWTAP_SESSION=%s", r->mi.name);
-	}
-	int n = 0;
-	for (int i = 0; i < 4; i++)
-		env[n++] = fixed[i];
-	if (*event)
-		env[n++] = xformat("HWTAP_EVENT=%s", event);
-	env[n] = NULL;
-	return env;
-}
-
-/* Starts COMMAND with EVENT as HWTAP_EVENT, unless -j are running: then it is refused. */
-static void start_script_command(Run *r, const char *command, const char *event)
-{
-	int slot = -1;
-	for (int i = 0; i < r->max_commands && slot < 0; i++)
-		if (!r->commands[i])
-			slot = i;
-	if (slot < 0) {
-		r->refused++;
-		note(r, "command refused (%d running): %s", r->running, command);
-		return;
-	}
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		r->refused++;
-		error("cannot run the script's command '%s': %s", command, strerror(errno));
-		return;
-	}
-	if (pid == 0) {
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		for (int sig = 1; sig < NSIG; sig++)    /* whatever hwtap-run was started with */
-			signal(sig, SIG_DFL);
-		int null = open("/dev/null", O_RDONLY);
-		if (null >= 0 && null != 0) {
-			dup2(null, 0);
-			close(null);
-		}
-		execle("/bin/sh", "sh", "-c", command, (char *)NULL, command_env(r, event));
-		_exit(127);
-	}
-	r->commands[slot] = pid;
-	r->running++;
-	r->started++;
-	note(r, "command started (%d running): %s", r->running, command);
-}
-
-/* Reaps the commands that ended; with WAIT, waits for them all, HWTAP_COMMAND_WAIT s at
- * most. */
-static void reap_script_commands(Run *r, bool wait)
-{
-	double until = now() + HWTAP_COMMAND_WAIT;
-	for (;;) {
-		for (int i = 0; i < r->max_commands; i++)
-			if (r->commands[i] && waitpid(r->commands[i], NULL, WNOHANG) == r->commands[i]) {
-				r->commands[i] = 0;
-				r->running--;
-			}
-		if (!wait || !r->running)
-			return;
-		if (now() >= until) {
-			fprintf(stderr, "hwtap-run: warning: %d command%s of the script still "
-				"running after %d s; not waiting for them\n", r->running,
-				r->running == 1 ? "" : "s", HWTAP_COMMAND_WAIT);
-			return;
-		}
-		usleep(10000);
-	}
-}
-
-/* A stream-3 record: "COMMAND\0EVENT". */
-static void script_command(Run *r, const unsigned char *data, size_t len)
-{
-	char *command = strndup((const char *)data, len);
-	size_t nc = strlen(command);
-	char *event = strndup(nc < len ? (const char *)data + nc + 1 : "",
-			      nc < len ? len - nc - 1 : 0);
-	if (!command || !event) {
-		error("out of memory");
-		exit(1);
-	}
-	start_script_command(r, command, event);
-	free(command);
-	free(event);
-}
-
-/* ---- the script's actions: ras_offline_page(), ras_offline_cpu() ------------------------ */
-
-/* VALUE into the kernel's FILE: 0, or errno. */
-static int write_kernel_file(const char *file, const char *value)
-{
-	int fd = open(file, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	ssize_t n = write(fd, value, strlen(value));
-	int e = n < 0 ? errno : (size_t)n != strlen(value) ? EIO : 0;
-	if (close(fd) && !e)
-		e = errno;
-	return e;
-}
-
-/* One action record: "offline-page soft|hard ADDR" or "offline-cpu N", made by the
- * tapset from numbers; anything else is refused as malformed. Done here, at once (a sysfs
- * write), and said on stderr with the kernel's answer, as rasdaemon logs its own. */
-static void script_action(Run *r, const unsigned char *data, size_t len)
-{
-	char text[96], how[8];
-	unsigned long long addr;
-	unsigned cpu;
-	char end;
-	if (len >= sizeof(text)) {
-		error("module %s: an action of %zu bytes refused", r->mi.name, len);
-		return;
-	}
-	memcpy(text, data, len);
-	text[len] = '\0';
-	if (sscanf(text, "offline-page %7s %llx%c", how, &addr, &end) == 2 &&
-	    (!strcmp(how, "soft") || !strcmp(how, "hard"))) {
-		char file[64], value[32];
-		snprintf(file, sizeof(file), "/sys/devices/system/memory/%s_offline_page", how);
-		snprintf(value, sizeof(value), "%#llx", addr);
-		int e = write_kernel_file(file, value);
-		if (e == ENOENT)
-			fprintf(stderr, "hwtap-run: warning: page %#llx: cannot %s-offline it: the "
-				"kernel has no %s (it needs CONFIG_MEMORY_HOTPLUG and "
-				"CONFIG_MEMORY_FAILURE)\n", addr, how, file);
-		else if (e)
-			fprintf(stderr, "hwtap-run: warning: page %#llx: cannot %s-offline it: %s\n",
-				addr, how, strerror(e));
-		else
-			fprintf(stderr, "hwtap-run: page %#llx %s-offlined\n", addr, how);
-	} else if (sscanf(text, "offline-cpu %u%c", &cpu, &end) == 1) {
-		char file[64];
-		snprintf(file, sizeof(file), "/sys/devices/system/cpu/cpu%u/online", cpu);
-		int e = write_kernel_file(file, "0");
-		if (e)
-			fprintf(stderr, "hwtap-run: warning: CPU %u: cannot take it offline: %s\n", cpu,
-				e == ENOENT ? "the kernel keeps it (no online file)" :
-				strerror(e));
-		else
-			fprintf(stderr, "hwtap-run: CPU %u taken offline\n", cpu);
-	} else {
-		error("module %s: a malformed action refused", r->mi.name);
-	}
-}
-
-/* One history record (tapset ras-history.stp) into --ras-db's database (rasdb.c). The
- * first one that cannot go there is said with why, all are counted, and the run fails:
- * an error history lost is a failure (exit status 1). */
-static void history_add(Run *r, const unsigned char *data, size_t len)
-{
-	char *why = NULL;
-	if (!r->ras_db) {
-		if (!r->history_warned)
-			fprintf(stderr, "hwtap-run: warning: the script records RAS events; "
-				"--ras-db FILE would keep them (dropped)\n");
-		r->history_warned = true;
-		return;
-	}
-	if (rasdb_record(data, len, &why)) {
-		if (!r->history_refused++)
-			error("module %s: %s", r->mi.name, why);
-		free(why);
-		r->failed = true;
-	}
-}
-
-/* The history rows of one read() made durable together. */
-static void history_commit(Run *r)
-{
-	char *why = NULL;
-	if (r->ras_db && rasdb_commit(&why)) {
-		error("%s", why);
-		free(why);
 		r->failed = true;
 	}
 }
@@ -990,11 +736,11 @@ static void sink_write(Run *r, int stream, const void *data, size_t len)
 		s->failed = true;
 		r->failed = true;
 		if (errno == EINTR)
-			error("gave up writing the output of module %s to %s: it was not being "
+			run_error("gave up writing the output of module %s to %s: it was not being "
 			      "read, and a second %s came", r->mi.name, s->name,
 			      signal_name(caught_signal));
 		else if (errno != EPIPE)
-			error("cannot write the output of module %s to %s: %s", r->mi.name, s->name,
+			run_error("cannot write the output of module %s to %s: %s", r->mi.name, s->name,
 			      strerror(errno));
 		if (!r->stop_sent && stream == HWTAP_STREAM_OUT)
 			send_stop(r, "the output failed");
@@ -1055,7 +801,7 @@ static void metrics_add(Run *r, const unsigned char *data, size_t len)
 	}
 	char *grown = realloc(metrics, metrics_len + len);
 	if (!grown) {
-		error("out of memory");
+		run_error("out of memory");
 		exit(1);
 	}
 	metrics = grown;
@@ -1070,12 +816,12 @@ static void metrics_publish(Run *r)
 {
 	if (!r->textfile)
 		return;
-	char *tmp = xformat("%s.XXXXXX", r->textfile);
+	char *tmp = run_format("%s.XXXXXX", r->textfile);
 	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0 || fchmod(fd, r->file_perm >= 0 ? r->file_perm : 0644) ||
 	    sink_write_all(r, fd, metrics ? metrics : "", metrics_len) || fsync(fd) ||
 	    close(fd) || rename(tmp, r->textfile)) {
-		error("cannot write the metrics to %s (through %s): %s", r->textfile, tmp,
+		run_error("cannot write the metrics to %s (through %s): %s", r->textfile, tmp,
 		      strerror(errno));
 		if (fd >= 0)
 			unlink(tmp);
@@ -1163,12 +909,12 @@ static void dispatch(Run *r, const unsigned char *p, size_t n)
 {
 	if (!r->got_output) {
 		r->got_output = true;
-		note(r, "first output");
+		run_note(r, "first output");
 	}
 	while (n >= HWTAP_RECORD_HDR) {
 		size_t len = p[2] | (size_t)p[3] << 8;
 		if (len > n - HWTAP_RECORD_HDR) {
-			error("module %s: a record of %zu bytes cut after %zu in %s", r->mi.name,
+			run_error("module %s: a record of %zu bytes cut after %zu in %s", r->mi.name,
 			      len, n - HWTAP_RECORD_HDR, r->out_path);
 			r->failed = true;
 			break;
@@ -1218,7 +964,7 @@ static int read_session(Run *r, SessionInfo *si)
 {
 	if (!session_read(r->mi.name, si))
 		return 0;
-	error("module %s: cannot read %s: %s%s", r->mi.name, r->ctl_path, strerror(errno),
+	run_error("module %s: cannot read %s: %s%s", r->mi.name, r->ctl_path, strerror(errno),
 	      errno == ENOENT || errno == EIO ? " (was the module unloaded?)" : "");
 	return -1;
 }
@@ -1279,7 +1025,7 @@ static int relay(Run *r)
 			}
 		}
 		if (caught_signal && r->mode == MODE_ATTACH) {
-			note(r, "detaching (%s)", signal_name(caught_signal));
+			run_note(r, "detaching (%s)", signal_name(caught_signal));
 			drain_available(r);
 			r->detached = true;
 			return 0;
@@ -1309,7 +1055,7 @@ static int relay(Run *r)
 		}
 		if (errno == EINTR)
 			continue;
-		error("module %s: cannot read %s: %s%s", r->mi.name, r->out_path, strerror(errno),
+		run_error("module %s: cannot read %s: %s%s", r->mi.name, r->out_path, strerror(errno),
 		      errno == EIO ? " (was the module unloaded?)" : "");
 		return -1;
 	}
@@ -1325,7 +1071,7 @@ static int read_counters(Run *r, SessionInfo *si)
 	r->dropped = si->dropped;
 	r->lost_commands = si->lost_commands;
 	r->overwritten = si->overwritten_before_reader;
-	note(r, "end of output: errors %lld, skipped %lld, dropped %lld", r->errors, r->skipped,
+	run_note(r, "end of output: errors %lld, skipped %lld, dropped %lld", r->errors, r->skipped,
 	     r->dropped);
 	return 0;
 }
@@ -1374,14 +1120,14 @@ static int session(Run *r)
 	if (open_proc_files(r))
 		return 1;
 	if (!session_read(r->mi.name, &si) && si.protocol != HWTAP_PROTOCOL) {
-		error("%s was built by another hwtap (its protocol is %d, this hwtap-run's %d): "
+		run_error("%s was built by another hwtap (its protocol is %d, this hwtap-run's %d): "
 		      "rebuild it with this hwtap", r->ko, si.protocol, HWTAP_PROTOCOL);
 		return 1;
 	}
 	if (r->mi.nmembers) {
 		char *why;
 		if (perfgroups_open(&r->mi, r->ctl_fd, target_pid(r), &why)) {
-			error("%s", why ? why : "out of memory");
+			run_error("%s", why ? why : "out of memory");
 			free(why);
 			return 1;
 		}
@@ -1397,7 +1143,7 @@ static int session(Run *r)
 		warn_kdump(r);
 		printf("%s\n", r->mi.name);
 		fflush(stdout);
-		note(r, "detached; 'hwtap-run -A %s' reattaches, 'hwtap-run -d %s' ends it",
+		run_note(r, "detached; 'hwtap-run -A %s' reattaches, 'hwtap-run -d %s' ends it",
 		     r->mi.name, r->mi.name);
 		return r->failed;
 	}
@@ -1408,7 +1154,7 @@ static int session(Run *r)
 		char *what = describe(r);
 		/* the errno's name: its text ("No such file ...") would mislead here */
 		const char *name = strerrorname_np(start_error);
-		error("%s did not start (%s)%s", what, name ? name : strerror(start_error),
+		run_error("%s did not start (%s)%s", what, name ? name : strerror(start_error),
 		      r->errors ? ": see the ERROR above" : "");
 		free(what);
 	}
@@ -1422,14 +1168,14 @@ static int find_session(const char *name, SessionInfo *si)
 {
 	if (session_read(name, si)) {
 		if (errno == ENOENT)
-			error("no session '%s' runs here ('hwtap-run -L' lists them)", name);
+			run_error("no session '%s' runs here ('hwtap-run -L' lists them)", name);
 		else
-			error("session %s: cannot read /proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_CTL
+			run_error("session %s: cannot read /proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_CTL
 			      ": %s", name, name, strerror(errno));
 		return -1;
 	}
 	if (si->protocol != HWTAP_PROTOCOL) {
-		error("session %s was made by another hwtap (its protocol is %d, this hwtap-run's "
+		run_error("session %s was made by another hwtap (its protocol is %d, this hwtap-run's "
 		      "%d): use that hwtap's hwtap-run, or 'rmmod %s' to end it", name,
 		      si->protocol, HWTAP_PROTOCOL, name);
 		return -1;
@@ -1453,7 +1199,7 @@ static int attach(Run *r, const char *name)
 		return 1;
 	}
 	if (r->mode == MODE_ATTACH && !strcmp(si.state, "loaded")) {
-		error("session %s was loaded but never started: 'hwtap-run -d %s' removes it",
+		run_error("session %s was loaded but never started: 'hwtap-run -d %s' removes it",
 		      name, name);
 		close_files(r);
 		return 1;
@@ -1469,7 +1215,7 @@ static int attach(Run *r, const char *name)
 	if (r->detached) {
 		flush_pending(r);
 		close_files(r);
-		note(r, "detached; the session goes on");
+		run_note(r, "detached; the session goes on");
 		return r->failed;
 	}
 	if (read_counters(r, &si))
@@ -1489,10 +1235,10 @@ static int snapshot(Run *r, const char *name)
 	r->mi.name = (char *)name;
 	if (find_session(name, &si))
 		return 1;
-	char *path = xformat("/proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_SNAP, name);
+	char *path = run_format("/proc/" HWTAP_PROC_PREFIX "%s/" HWTAP_PROC_SNAP, name);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		error("session %s: cannot open %s: %s", name, path, strerror(errno));
+		run_error("session %s: cannot open %s: %s", name, path, strerror(errno));
 		free(path);
 		return 1;
 	}
@@ -1502,7 +1248,7 @@ static int snapshot(Run *r, const char *name)
 		while (n >= HWTAP_RECORD_HDR) {
 			size_t len = p[2] | (size_t)p[3] << 8;
 			if (len > (size_t)n - HWTAP_RECORD_HDR) {
-				error("session %s: a record of %zu bytes cut after %zu in %s", name,
+				run_error("session %s: a record of %zu bytes cut after %zu in %s", name,
 				      len, (size_t)n - HWTAP_RECORD_HDR, path);
 				r->failed = true;
 				break;
@@ -1517,7 +1263,7 @@ static int snapshot(Run *r, const char *name)
 		flush_pending(r);
 	}
 	if (n < 0) {
-		error("session %s: cannot read %s: %s", name, path, strerror(errno));
+		run_error("session %s: cannot read %s: %s", name, path, strerror(errno));
 		r->failed = true;
 	}
 	json_finish(r);
@@ -1559,7 +1305,7 @@ static int delete_detached(Run *r)
 	size_t n;
 	int status = 0;
 	if (session_list(&all, &n)) {
-		error("cannot list the sessions in /proc: %s", strerror(errno));
+		run_error("cannot list the sessions in /proc: %s", strerror(errno));
 		return 1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -1579,7 +1325,7 @@ static int list(Run *r)
 	SessionInfo *all;
 	size_t n;
 	if (session_list(&all, &n)) {
-		error("cannot list the sessions in /proc: %s", strerror(errno));
+		run_error("cannot list the sessions in /proc: %s", strerror(errno));
 		return 1;
 	}
 	session_print(stdout, all, n, r->json);
@@ -1589,7 +1335,7 @@ static int list(Run *r)
 
 int main(int argc, char **argv)
 {
-	Run r = { .out_fd = -1, .ctl_fd = -1, .usyms_fd = -1, .t0 = now(),
+	Run r = { .out_fd = -1, .ctl_fd = -1, .usyms_fd = -1, .t0 = run_now(),
 		  .max_commands = DEFAULT_COMMANDS, .file_perm = -1 };
 	parse_args(argc, argv, &r);
 	/* (pstore's files are root's, but a copy of them need not be) */
@@ -1600,7 +1346,7 @@ int main(int argc, char **argv)
 		return show_pstore(&r);
 	}
 	if (geteuid() != 0) {
-		error("must be run as root (%s)", r.mode == MODE_RUN || r.mode == MODE_DETACH ?
+		run_error("must be run as root (%s)", r.mode == MODE_RUN || r.mode == MODE_DETACH ?
 		      "loading a kernel module" : "sessions are root's");
 		return 1;
 	}
@@ -1616,7 +1362,7 @@ int main(int argc, char **argv)
 	if (r.ras_db) {
 		char *why = NULL;
 		if (rasdb_open(r.ras_db, &why)) {
-			error("%s", why);
+			run_error("%s", why);
 			return 1;
 		}
 		atexit(rasdb_close);
@@ -1636,7 +1382,7 @@ int main(int argc, char **argv)
 	if (r.command) {
 		if (fork_command(&r))
 			return 1;
-		char *p = xformat("%s%shwtap_target=%d", r.param_string,
+		char *p = run_format("%s%shwtap_target=%d", r.param_string,
 				  *r.param_string ? " " : "", (int)r.cmd_pid);
 		free(r.param_string);
 		r.param_string = p;

@@ -23,6 +23,12 @@
 #else
 #define HWTAP_VERSION "0.1"
 #endif
+#ifndef HWTAP_BUILDDIR
+#define HWTAP_BUILDDIR "."
+#endif
+#ifndef HWTAP_LIBEXECDIR
+#define HWTAP_LIBEXECDIR "/usr/local/libexec/hwtap"
+#endif
 #ifndef HWTAP_DATADIR
 #define HWTAP_DATADIR "/usr/local/share/hwtap"
 #endif
@@ -106,10 +112,56 @@ static bool write_file(const char *path, const char *text)
 	return fclose(f) == 0 && ok;
 }
 
+/* hwtap-cc, the compiler front that remembers kbuild's compiler probes (kbuild_cc.c):
+ * beside this hwtap when it runs from its build tree, else in pkglibexecdir; NULL when
+ * there is none or HWTAP_KBUILD_CC is 0. */
+static const char *kbuild_cc_path(void)
+{
+	static const char *path;
+	static bool looked;
+	if (looked)
+		return path;
+	looked = true;
+	const char *e = getenv("HWTAP_KBUILD_CC");
+	if (e && !strcmp(e, "0"))
+		return NULL;
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *p = HWTAP_LIBEXECDIR "/hwtap-cc";
+	if (n > 0) {
+		exe[n] = '\0';
+		if (!strncmp(exe, HWTAP_BUILDDIR "/", strlen(HWTAP_BUILDDIR) + 1))
+			p = HWTAP_BUILDDIR "/translator/hwtap-cc";
+	}
+	path = access(p, X_OK) ? NULL : p;
+	return path;
+}
+
+/* Whether TREE is a Debian kernel headers tree, whose compiler is
+ * "$(if $(DEBIAN_KERNEL_USE_CCACHE),$(CCACHE)) $(CROSS_COMPILE)gcc-N" (.kernelvariables):
+ * hwtap-cc then goes in front of it as ccache would, the tree's own compiler unchanged.
+ * Other trees build as they are. */
+static bool takes_compiler_front(const char *tree)
+{
+	size_t len;
+	char *vars = read_whole_file(xformat("%s/.kernelvariables", tree), &len);
+	return vars && strstr(vars, "DEBIAN_KERNEL_USE_CCACHE") && strstr(vars, "$(CCACHE)");
+}
+
 /* Runs make in dir, its output into dir/build.log; the exit status. KEEP_GOING: make -k,
  * for the feature tests, some of which are meant to fail. */
 static int run_kbuild(Session *s, const char *dir, bool keep_going)
 {
+	const char *front = kbuild_cc_path();
+	const char *answers = front && takes_compiler_front(s->kernel_build) ?
+			      cache_dir("kbuild-cc") : NULL;
+	const char *off = getenv("HWTAP_KBUILD_CC");
+	if (s->verbose)
+		fprintf(stderr, "hwtap: pass 4: kbuild's compiler probes %s\n",
+			answers ? xformat("remembered in %s", answers) :
+			off && !strcmp(off, "0") ? "run every time (HWTAP_KBUILD_CC=0)" :
+			!front ? "run every time (no hwtap-cc)" :
+			"run every time (not a Debian headers tree)");
 	pid_t pid = fork();
 	if (pid < 0)
 		return -1;
@@ -118,15 +170,25 @@ static int run_kbuild(Session *s, const char *dir, bool keep_going)
 		if (!log || dup2(fileno(stdout), 2) < 0)
 			_exit(127);
 		const GuestArch *a = s->target_arch;
-		const char *k = keep_going ? "-k" : "-s";
-		if (a && !guest_arch_is_host(a))
-			execlp("make", "make", k, "-C", s->kernel_build, xformat("M=%s", dir),
-			       xformat("ARCH=%s", a->kbuild_arch),
-			       xformat("CROSS_COMPILE=%s", a->cross_compile), "modules",
-			       (char *)NULL);
-		else
-			execlp("make", "make", k, "-C", s->kernel_build, xformat("M=%s", dir),
-			       "modules", (char *)NULL);
+		const char *argv[16];
+		int n = 0;
+		argv[n++] = "make";
+		argv[n++] = keep_going ? "-k" : "-s";
+		argv[n++] = "-C";
+		argv[n++] = s->kernel_build;
+		argv[n++] = xformat("M=%s", dir);
+		if (a && !guest_arch_is_host(a)) {
+			argv[n++] = xformat("ARCH=%s", a->kbuild_arch);
+			argv[n++] = xformat("CROSS_COMPILE=%s", a->cross_compile);
+		}
+		if (answers) {
+			setenv("HWTAP_CC_CACHE", answers, 1);
+			argv[n++] = "DEBIAN_KERNEL_USE_CCACHE=1";
+			argv[n++] = xformat("CCACHE=%s", front);
+		}
+		argv[n++] = "modules";
+		argv[n] = NULL;
+		execvp("make", (char **)argv);
 		_exit(127);
 	}
 	int status;

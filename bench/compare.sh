@@ -16,7 +16,8 @@
 # the tool's empty handler's. printf's line is the throughput its cost per 64-byte line
 # gives, in MB/s (larger is better: its ratios are the other way up, so that <= 1.00 still
 # means hwtap is as good). The translation times are wall-clock medians of 3 on the host
-# (-p2; -p4 with an empty cache; -p4 again, cached), for the sa[k] operation's script.
+# (-p2; -p4 with an empty cache; -p4 of a module not built yet, the caches of the kernel
+# warm; -p4 again, cached), for the sa[k] operation's script.
 # bpftrace has no regular expressions, sprintf or foreach over a map in a probe: "-".
 #   bench/compare.sh [HWTAP]       (ROUNDS=3, SHIFT=4: 2^SHIFT ns per instruction;
 #                                   ONLY=ERE: the operations whose names match, and the
@@ -195,10 +196,16 @@ cold_s() { SYSTEMTAP_DIR=$(mktemp -d -p "$tmp") stap -R "$tmp/stap-runtime" -r "
 cache_h=$(mktemp -d -p "$tmp"); cache_s=$(mktemp -d -p "$tmp")
 warm_h() { XDG_CACHE_HOME=$cache_h "$hwtap" -p4 -r "$release" "$script"; }
 warm_s() { SYSTEMTAP_DIR=$cache_s stap -R "$tmp/stap-runtime" -r "$release" -p4 "$script"; }
+# a module neither has built, each with its caches of the kernel warm (hwtap's features
+# and kbuild's compiler probes, stap's autoconf tests): what a user's next script costs
+new_h() { XDG_CACHE_HOME=$cache_h "$hwtap" -p4 -r "$release" -m "h_$(date +%s%N)" "$script"; }
+new_s() { SYSTEMTAP_DIR=$cache_s stap -R "$tmp/stap-runtime" -r "$release" -p4 \
+	-m "s_$(date +%s%N)" "$script"; }
 warm_h > /dev/null 2>&1 || :
 ! $have_stap || warm_s > /dev/null 2>&1 || :
 for row in "-p2|$hwtap -p2 -r $release $script|stap -p2 -r $release $script" \
 	   "-p4 cold|cold_h|cold_s" \
+	   "-p4 new module|new_h|new_s" \
 	   "-p4 cached|warm_h|warm_s"; do
 	IFS='|' read -r label hc sc <<< "$row"
 	h=$(wall $hc)

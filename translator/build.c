@@ -149,8 +149,8 @@ static bool takes_compiler_front(const char *tree)
 }
 
 /* Runs make in dir, its output into dir/build.log; the exit status. KEEP_GOING: make -k,
- * for the feature tests, some of which are meant to fail. */
-static int run_kbuild(Session *s, const char *dir, bool keep_going)
+ * for the feature tests and batches, where some may fail; JOBS: make -jJOBS. */
+static int run_kbuild(Session *s, const char *dir, bool keep_going, int jobs)
 {
 	const char *front = kbuild_cc_path();
 	const char *answers = front && takes_compiler_front(s->kernel_build) ?
@@ -177,6 +177,8 @@ static int run_kbuild(Session *s, const char *dir, bool keep_going)
 		argv[n++] = "-C";
 		argv[n++] = s->kernel_build;
 		argv[n++] = xformat("M=%s", dir);
+		if (jobs > 1)
+			argv[n++] = xformat("-j%d", jobs);
 		if (a && !guest_arch_is_host(a)) {
 			argv[n++] = xformat("ARCH=%s", a->kbuild_arch);
 			argv[n++] = xformat("CROSS_COMPILE=%s", a->cross_compile);
@@ -293,7 +295,7 @@ char *kernel_features(Session *s)
 	sb_putc(&kbuild, '\n');
 	write_file(xformat("%s/Kbuild", dir), kbuild.buf);
 	if (names.len)
-		run_kbuild(s, dir, true);
+		run_kbuild(s, dir, true, 1);
 	struct stat st;
 	for (int i = 0; i < names.len; i++) {
 		if (stat(xformat("%s/hwtap_test_%s.o", dir, (char *)names.data[i]), &st))
@@ -325,10 +327,9 @@ static void show_log_tail(const char *dir)
 	fputs(p, stderr);
 }
 
-char *build_module(Session *s, const char *module_name, const char *source)
+/* The cache folder of a module: a hash of what decides its bytes. NULL after saying why. */
+static char *module_folder(Session *s, const char *source)
 {
-	if (!have_build_tree(s))
-		return NULL;
 	uint64_t h = fnv1a(FNV1A_INIT, source, strlen(source));
 	h = fnv1a(h, s->kernel_build, strlen(s->kernel_build));
 	h = fnv1a(h, s->kernel_release, strlen(s->kernel_release));
@@ -338,9 +339,25 @@ char *build_module(Session *s, const char *module_name, const char *source)
 	h = fnv1a(h, parent, strlen(parent));
 	h = hash_runtime(h, parent);
 	const char *root = cache_root();
-	if (!root)
+	return root ? xformat("%s/%016llx", root, (unsigned long long)h) : NULL;
+}
+
+/* The Kbuild file of modules OBJS ("a.o b.o"): the runtime's folder and the kernel's
+ * features for every one. */
+static char *kbuild_file(Session *s, const char *objs, const char *features)
+{
+	return xformat("obj-m := %s\nccflags-y := -I%s %s -Wno-declaration-after-statement"
+		       " -Wno-unused-label -Wno-unused-function\n", objs, runtime_parent(s),
+		       features);
+}
+
+char *build_module(Session *s, const char *module_name, const char *source)
+{
+	if (!have_build_tree(s))
 		return NULL;
-	char *dir = xformat("%s/%016llx", root, (unsigned long long)h);
+	char *dir = module_folder(s, source);
+	if (!dir)
+		return NULL;
 	char *ko = xformat("%s/%s.ko", dir, module_name);
 	struct stat st;
 	if (!s->keep_build && cache_own_file(ko)) {
@@ -356,15 +373,13 @@ char *build_module(Session *s, const char *module_name, const char *source)
 	char *features = kernel_features(s);
 	if (!features)
 		return NULL;
-	char *kbuild = xformat("obj-m := %s.o\nccflags-y := -I%s %s -Wno-declaration-after-statement"
-			       " -Wno-unused-label -Wno-unused-function\n", module_name, parent,
-			       features);
+	char *kbuild = kbuild_file(s, xformat("%s.o", module_name), features);
 	if (!write_file(xformat("%s/%s.c", dir, module_name), source) ||
 	    !write_file(xformat("%s/Kbuild", dir), kbuild)) {
 		error_plain("cannot write into %s: %s", dir, strerror(errno));
 		return NULL;
 	}
-	int rc = run_kbuild(s, dir, false);
+	int rc = run_kbuild(s, dir, false, 1);
 	if (rc != 0 || stat(ko, &st)) {
 		fprintf(stderr, "hwtap: internal error: the generated C for %s did not build "
 			"against %s (this is a bug in hwtap); the end of %s/build.log:\n",
@@ -379,4 +394,133 @@ char *build_module(Session *s, const char *module_name, const char *source)
 		tidy_build_folder(dir, module_name);
 	cache_prune(dir, s->verbose);
 	return ko;
+}
+
+/* The lines of the batch's build.log that name NAME's files ("NAME.c:12:3: error: ..."),
+ * at most MAX of them. */
+static char *log_lines_of(const char *log, const char *name, int max)
+{
+	StrBuf out = {0};
+	sb_putn(&out, "", 0);
+	char *key = xformat("/%s.", name);
+	int n = 0;
+	for (const char *p = log; p && *p && n < max;) {
+		const char *end = strchr(p, '\n');
+		size_t len = end ? (size_t)(end - p + 1) : strlen(p);
+		char *line = xstrndup(p, len);
+		if (strstr(line, key) || !strncmp(line, key + 1, strlen(key + 1))) {
+			sb_puts(&out, line);
+			n++;
+		}
+		p += len;
+	}
+	return out.buf;
+}
+
+/* Pass 4 of many modules in one kbuild run (hwtap --build): NAMES[i] from SOURCES[i].
+ * Each is taken from the cache when it is there, and the others, built side by side
+ * (make -k -jCPUS) in a batch folder, go into the cache as build_module puts them:
+ * the same module either way. KOS[i]: its path, or NULL when it did not build (said,
+ * with its lines of the log). The number that did not. */
+int build_modules(Session *s, int n, char **names, char **sources, const char **what,
+		  char **kos)
+{
+	if (!have_build_tree(s))
+		return n;
+	int failed = 0;
+	char **dirs = xalloc(n * sizeof(*dirs));
+	StrBuf objs = {0};
+	sb_putn(&objs, "", 0);
+	Vec pending = {0};
+	for (int i = 0; i < n; i++) {
+		kos[i] = NULL;
+		if (!(dirs[i] = module_folder(s, sources[i])))
+			return n;
+		char *ko = xformat("%s/%s.ko", dirs[i], names[i]);
+		if (!s->keep_build && cache_own_file(ko)) {
+			if (s->verbose)
+				fprintf(stderr, "hwtap: pass 4: %s from the cache\n", ko);
+			cache_touch(dirs[i]);
+			kos[i] = ko;
+			continue;
+		}
+		bool twice = false;
+		for (int j = 0; j < pending.len; j++)
+			twice |= !strcmp(names[(intptr_t)pending.data[j]], names[i]);
+		if (twice) {
+			error_plain("%s: module %s is in this batch already: each module needs a "
+				    "name of its own (hwtap -p3 -m NAME)", what[i], names[i]);
+			failed++;
+			continue;
+		}
+		vec_push(&pending, (void *)(intptr_t)i);
+		sb_printf(&objs, "%s%s.o", objs.len ? " " : "", names[i]);
+	}
+	if (!pending.len)
+		return failed;
+	char *features = kernel_features(s);
+	const char *batches = features ? cache_dir("batch") : NULL;
+	if (!batches)
+		return failed + pending.len;
+	char *batch = xformat("%s/%d", batches, (int)getpid());
+	cache_remove(batch);
+	if (mkdirs(batch, 0755)) {
+		error_plain("cannot create the build folder %s: %s", batch, strerror(errno));
+		return failed + pending.len;
+	}
+	bool written = write_file(xformat("%s/Kbuild", batch), kbuild_file(s, objs.buf, features));
+	for (int j = 0; j < pending.len; j++) {
+		int i = (intptr_t)pending.data[j];
+		written &= write_file(xformat("%s/%s.c", batch, names[i]), sources[i]);
+	}
+	if (!written) {
+		error_plain("cannot write into %s: %s", batch, strerror(errno));
+		cache_remove(batch);
+		return failed + pending.len;
+	}
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	run_kbuild(s, batch, true, cpus > 1 ? (int)cpus : 1);
+	size_t log_len;
+	char *log = read_whole_file(xformat("%s/build.log", batch), &log_len);
+	/* one object that does not compile keeps modpost, and so every module, from being
+	 * made: then once more with only the objects that compiled (nothing recompiles) */
+	StrBuf good = {0};
+	sb_putn(&good, "", 0);
+	bool missing = false;
+	for (int j = 0; j < pending.len; j++) {
+		int i = (intptr_t)pending.data[j];
+		struct stat st;
+		missing |= stat(xformat("%s/%s.ko", batch, names[i]), &st) != 0;
+		if (!stat(xformat("%s/%s.o", batch, names[i]), &st))
+			sb_printf(&good, "%s%s.o", good.len ? " " : "", names[i]);
+	}
+	if (missing && good.len) {
+		rename(xformat("%s/build.log", batch), xformat("%s/build-all.log", batch));
+		if (write_file(xformat("%s/Kbuild", batch), kbuild_file(s, good.buf, features)))
+			run_kbuild(s, batch, true, cpus > 1 ? (int)cpus : 1);
+	}
+	for (int j = 0; j < pending.len; j++) {
+		int i = (intptr_t)pending.data[j];
+		char *built = xformat("%s/%s.ko", batch, names[i]);
+		char *ko = xformat("%s/%s.ko", dirs[i], names[i]);
+		struct stat st;
+		char *lines = log_lines_of(log, names[i], 25);
+		if (stat(built, &st) || mkdirs(dirs[i], 0755) ||
+		    !write_file(xformat("%s/%s.c", dirs[i], names[i]), sources[i]) ||
+		    !write_file(xformat("%s/build.log", dirs[i]), lines) || rename(built, ko)) {
+			fprintf(stderr, "hwtap: error: %s (module %s) did not build against %s%s; "
+				"its lines of the build's log:\n%s", what[i], names[i], s->kernel_build,
+				s->keep_build ? "" : " (-k keeps the build folder)", lines);
+			diag_errors++;
+			failed++;
+			continue;
+		}
+		kos[i] = ko;
+		cache_prune(dirs[i], s->verbose);
+	}
+	if (s->keep_build)
+		fprintf(stderr, "hwtap: keeping the build folder %s\n", batch);
+	else
+		cache_remove(batch);
+	return failed;
 }

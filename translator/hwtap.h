@@ -725,6 +725,9 @@ int translate(Session *s, const char *module_name, StrBuf *out);   /* 0 or error
 /* Builds the module; returns the path of the .ko (in the cache), or NULL after saying
  * why. */
 char *build_module(Session *s, const char *module_name, const char *source);
+/* pass 4 of N modules in one kbuild run; WHAT[i] names each in messages */
+int build_modules(Session *s, int n, char **names, char **sources, const char **what,
+		  char **kos);
 /* The -D flags of the target kernel's features (runtime/probes/), or NULL after saying
  * why: "-DHWTAP_HAVE_RB_COMMIT_ONE_ARG ...". Cached per build tree. */
 char *kernel_features(Session *s);

@@ -65,6 +65,9 @@ static const char usage_text[] =
 	"                    and the default one\n"
 	"      --kernel-features  print the -D flags of the target kernel's features, as\n"
 	"                    modules are built with them (for modules built by hand)\n"
+	"      --build FILE.c...  pass 4 alone, of C that hwtap -p3 -m NAME wrote: every\n"
+	"                    file's module in one kbuild run (side by side), for the target\n"
+	"                    kernel (-r, -a); prints each module's path in order\n"
 	"      --vm-icount   run the guest under QEMU's icount, where arm64's PMU counts\n"
 	"                    instructions too (one guest CPU, about 5 times slower)\n"
 	"      --vm-kaslr    boot the guest's compressed kernel, which KASLR places at a\n"
@@ -189,13 +192,59 @@ static void add_symbol_file(Session *s, const char *arg)
 	vec_push(&s->symbol_files, (char *)arg);
 }
 
+/* hwtap --build FILE.c...: pass 4 of C that pass 3 wrote, all in one kbuild run. Each
+ * file's module name is the one pass 3 wrote into it (its HWTAP_MODULE_NAME line). Prints
+ * each module's path in order; 1 when any file was not built (said, and the others still
+ * built and printed). */
+static int build_c_files(Session *s, int n, char **files)
+{
+	if (n == 0)
+		usage_error("--build needs the C files hwtap -p3 wrote");
+	if (!s->kernel_release)
+		session_set_kernel(s, NULL);
+	char **names = xalloc(n * sizeof(*names)), **sources = xalloc(n * sizeof(*sources));
+	char **kos = xalloc(n * sizeof(*kos));
+	const char **what = xalloc(n * sizeof(*what));
+	int bad = 0, m = 0;
+	for (int i = 0; i < n; i++) {
+		size_t len;
+		char *text = read_whole_file(files[i], &len);
+		const char *key = "\n#define HWTAP_MODULE_NAME \"";
+		const char *at = text ? strstr(text, key) : NULL;
+		const char *end = at ? strchr(at + strlen(key), '"') : NULL;
+		char *name = end ? xstrndup(at + strlen(key), end - at - strlen(key)) : NULL;
+		bool ok = name && *name && strlen(name) <= 55 && strlen(text) == len;
+		for (const char *p = name; ok && *p; p++)
+			ok = *p == '_' || (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+			     (p > name && *p >= '0' && *p <= '9');
+		if (!text) {
+			fprintf(stderr, "hwtap: error: --build: cannot read '%s': %s\n", files[i],
+				strerror(errno));
+			bad++;
+		} else if (!ok) {
+			fprintf(stderr, "hwtap: error: --build: '%s' is not C that hwtap -p3 wrote "
+				"(no valid #define HWTAP_MODULE_NAME line)\n", files[i]);
+			bad++;
+		} else {
+			names[m] = name;
+			sources[m] = text;
+			what[m++] = files[i];
+		}
+	}
+	int failed = m ? build_modules(s, m, names, sources, what, kos) : 0;
+	for (int j = 0; j < m; j++)
+		if (kos[j])
+			puts(kos[j]);
+	return bad || failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	enum {
 		OPT_VERSION = 256, OPT_HELP, OPT_COMPAT, OPT_VM, OPT_VM_CPUS, OPT_VM_MEM,
 		OPT_VM_MODPROBE, OPT_VM_FILE, OPT_VM_TIMEOUT, OPT_VM_STOP_TIMEOUT, OPT_LIST_KERNELS, OPT_PMU,
 		OPT_VM_ICOUNT, OPT_VM_KASLR, OPT_VM_CPU, OPT_KERNEL_FEATURES, OPT_TEXTFILE, OPT_RAS_DB,
-		OPT_LDD, OPT_VM_PCIE, OPT_VM_GHES,
+		OPT_LDD, OPT_VM_PCIE, OPT_VM_GHES, OPT_BUILD,
 	};
 	static const struct option longopts[] = {
 		{"version", no_argument, NULL, OPT_VERSION},
@@ -222,6 +271,7 @@ int main(int argc, char **argv)
 		{"textfile", required_argument, NULL, OPT_TEXTFILE},
 		{"ras-db", required_argument, NULL, OPT_RAS_DB},
 		{"ldd", no_argument, NULL, OPT_LDD},
+		{"build", no_argument, NULL, OPT_BUILD},
 		{0, 0, 0, 0},
 	};
 	Session s;
@@ -231,7 +281,7 @@ int main(int argc, char **argv)
 	const char *bad;
 	int c;
 	opterr = 0;
-	bool list_kernels = false, print_features = false;
+	bool list_kernels = false, print_features = false, build_c = false;
 	while ((c = getopt_long(argc, argv, "+:p:e:I:D:r:m:s:o:S:x:c:j:Fa:gkvl:L:hd:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': check_module_name(optarg); s.module_name = optarg; break;
@@ -282,6 +332,7 @@ int main(int argc, char **argv)
 		case OPT_COMPAT: s.compat = optarg; break;
 		case OPT_LIST_KERNELS: list_kernels = true; break;
 		case OPT_KERNEL_FEATURES: print_features = true; break;
+		case OPT_BUILD: build_c = true; break;
 		case OPT_TEXTFILE: s.textfile = optarg; break;
 		case OPT_RAS_DB: s.ras_db = optarg; break;
 		case OPT_PMU:
@@ -310,6 +361,8 @@ int main(int argc, char **argv)
 			puts(flags);
 		return flags ? 0 : 1;
 	}
+	if (build_c)
+		return build_c_files(&s, argc - optind, argv + optind);
 	if (s.command && s.target_pid)
 		usage_error("-c and -x both name the target process: use one");
 	for (int i = 0; i < s.symbol_files.len; i++) {

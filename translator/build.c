@@ -23,12 +23,6 @@
 #else
 #define HWTAP_VERSION "0.1"
 #endif
-#ifndef HWTAP_BUILDDIR
-#define HWTAP_BUILDDIR "."
-#endif
-#ifndef HWTAP_LIBEXECDIR
-#define HWTAP_LIBEXECDIR "/usr/local/libexec/hwtap"
-#endif
 #ifndef HWTAP_DATADIR
 #define HWTAP_DATADIR "/usr/local/share/hwtap"
 #endif

@@ -13,6 +13,18 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+/* Where hwtap's programs are: the build tree's (when hwtap runs from it) and the
+ * installed ones (Makefile.am defines them; these defaults are for a build by hand). */
+#ifndef HWTAP_BUILDDIR
+#define HWTAP_BUILDDIR "."
+#endif
+#ifndef HWTAP_LIBEXECDIR
+#define HWTAP_LIBEXECDIR "/usr/local/libexec/hwtap"
+#endif
+#ifndef HWTAP_BINDIR
+#define HWTAP_BINDIR "/usr/local/bin"
+#endif
+
 typedef struct SrcFile SrcFile;
 typedef struct Token Token;
 typedef struct Node Node;

@@ -17,15 +17,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef HWTAP_BUILDDIR
-#define HWTAP_BUILDDIR "."
-#endif
-#ifndef HWTAP_LIBEXECDIR
-#define HWTAP_LIBEXECDIR "/usr/local/libexec/hwtap"
-#endif
-#ifndef HWTAP_BINDIR
-#define HWTAP_BINDIR "/usr/local/bin"
-#endif
 
 /* hwtap-run beside this build when hwtap runs from its build tree, else installed: in
  * bindir with hwtap (users and units run it too); hwtap-run-ARCH, cross-built for

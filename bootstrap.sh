@@ -51,6 +51,7 @@ packages=(
 	linux-headers-amd64 linux-image-amd64
 	qemu-system-x86 busybox-static
 	xz-utils                        # the guest runner extracts vmlinux from vmlinuz with it
+	time                            # bench/front.sh counts page faults with GNU time's %R
 	# the arm64 guest (-a arm64): QEMU, the cross compiler for modules and hwtap-run
 	qemu-system-arm gcc-aarch64-linux-gnu libelf-dev:arm64 zlib1g-dev:arm64
 	libsqlite3-dev:arm64

@@ -3,7 +3,9 @@
 #
 # Prints milliseconds per run (the mean of many runs, process start included) and the
 # ratio to stap -p2 measured here and now, since absolute times drift on shared machines;
-# then callgrind's instruction counts, which do not drift.
+# then the page faults of one run (getrusage's ru_minflt, through GNU time: on a virtual
+# machine each costs microseconds, and they were most of the tiny script's time) and
+# callgrind's instruction counts, which do not drift.
 #   bench/front.sh [HWTAP]        (default: translator/hwtap of this tree)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +39,14 @@ if command -v stap > /dev/null && [ -n "$release" ]; then
 		"$(echo "scale=1; $stap_tiny / $tiny" | bc)"
 else
 	echo "stap or a kernel build tree is missing: no ratio"
+fi
+if [ -x /usr/bin/time ]; then
+	for f in tiny script500; do
+		faults=$(/usr/bin/time -f '%R' "$hwtap" -p2 "$tmp/$f.stp" 2>&1 >/dev/null | tail -1)
+		printf '%-44s %12s page faults\n' "hwtap -p2 $f.stp" "$faults"
+	done
+else
+	echo "no GNU time (/usr/bin/time, package time): no page faults"
 fi
 if command -v valgrind > /dev/null; then
 	for f in tiny script500; do

@@ -17,6 +17,10 @@
  * (listing, hints, attribute lists), the generic ones from there and the model's after
  * forcing it. pfm_terminate() leaves PMUs active for the next pfm_initialize(), so the
  * survey picks PMUs by name and type, never by is_present, once a model is forced.
+ *
+ * libpfm4 is opened (dlopen) at that first use: linked, the dynamic loader relocated its
+ * 1 MB of event tables before main() on every run, 290 page faults that most runs never
+ * needed (a third of `hwtap -p2' of a one-line script).
  */
 #include "hwtap.h"
 
@@ -24,9 +28,55 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <dlfcn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- libpfm4 ------------------------------------------------------------------------- */
+
+#define LIBPFM_SONAME "libpfm.so.4"     /* libpfm4's since 4.0 */
+
+/* The functions pmu.c calls, found in the library by name. */
+static struct Pfm {
+	typeof(pfm_initialize) *initialize;
+	typeof(pfm_terminate) *terminate;
+	typeof(pfm_get_pmu_info) *get_pmu_info;
+	typeof(pfm_get_event_next) *get_event_next;
+	typeof(pfm_get_event_info) *get_event_info;
+	typeof(pfm_get_event_attr_info) *get_event_attr_info;
+	typeof(pfm_get_os_event_encoding) *get_os_event_encoding;
+	typeof(pfm_strerror) *strerror;
+} pfm;
+
+static const struct {
+	const char *name;
+	size_t offset;
+} pfm_symbols[] = {
+	{"pfm_initialize", offsetof(struct Pfm, initialize)},
+	{"pfm_terminate", offsetof(struct Pfm, terminate)},
+	{"pfm_get_pmu_info", offsetof(struct Pfm, get_pmu_info)},
+	{"pfm_get_event_next", offsetof(struct Pfm, get_event_next)},
+	{"pfm_get_event_info", offsetof(struct Pfm, get_event_info)},
+	{"pfm_get_event_attr_info", offsetof(struct Pfm, get_event_attr_info)},
+	{"pfm_get_os_event_encoding", offsetof(struct Pfm, get_os_event_encoding)},
+	{"pfm_strerror", offsetof(struct Pfm, strerror)},
+};
+
+static bool open_libpfm(void)
+{
+	void *lib = dlopen(LIBPFM_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!lib)
+		return false;
+	for (size_t i = 0; i < sizeof(pfm_symbols) / sizeof(pfm_symbols[0]); i++) {
+		void *f = dlsym(lib, pfm_symbols[i].name);
+		if (!f)
+			return false;
+		memcpy((char *)&pfm + pfm_symbols[i].offset, &f, sizeof(f));
+	}
+	return true;
+}
 
 /* A PMU libpfm4 knows. */
 typedef struct Pmu {
@@ -72,7 +122,7 @@ static bool initialise(const char *model)
 {
 	static bool initialised;
 	if (initialised)
-		pfm_terminate();
+		pfm.terminate();
 	initialised = true;
 	if (model) {
 		setenv("LIBPFM_FORCE_PMU", model, 1);
@@ -81,14 +131,14 @@ static bool initialise(const char *model)
 		unsetenv("LIBPFM_FORCE_PMU");
 		unsetenv("LIBPFM_ENCODE_INACTIVE");
 	}
-	return pfm_initialize() == PFM_SUCCESS;
+	return pfm.initialize() == PFM_SUCCESS;
 }
 
 static bool pmu_info(int pmu, pfm_pmu_info_t *info)
 {
 	memset(info, 0, sizeof(*info));
 	info->size = sizeof(*info);
-	return pfm_get_pmu_info(pmu, info) == PFM_SUCCESS;
+	return pfm.get_pmu_info(pmu, info) == PFM_SUCCESS;
 }
 
 static char *event_attrs(int idx, int nattrs)
@@ -97,7 +147,7 @@ static char *event_attrs(int idx, int nattrs)
 	sb_putn(&sb, "", 0);
 	for (int a = 0; a < nattrs; a++) {
 		pfm_event_attr_info_t ai = {.size = sizeof(ai)};
-		if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ai) == PFM_SUCCESS)
+		if (pfm.get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ai) == PFM_SUCCESS)
 			sb_printf(&sb, "%s%s", sb.len ? ", " : "", ai.name);
 	}
 	return sb.buf;
@@ -110,9 +160,9 @@ static void catalogue_add(bool (*wanted)(const pfm_pmu_info_t *))
 		pfm_pmu_info_t pi;
 		if (!pmu_info(p, &pi) || !wanted(&pi))
 			continue;
-		for (int i = pi.first_event; i != -1; i = pfm_get_event_next(i)) {
+		for (int i = pi.first_event; i != -1; i = pfm.get_event_next(i)) {
 			pfm_event_info_t ei = {.size = sizeof(ei)};
-			if (pfm_get_event_info(i, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
+			if (pfm.get_event_info(i, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
 				continue;
 			catalogue = grow(catalogue, ncatalogue, sizeof(Event));
 			catalogue[ncatalogue++] = (Event){keep(pi.name), keep(ei.name),
@@ -175,7 +225,7 @@ static bool ready(void)
 	if (!state && !forced_model && env && *env)
 		forced_model = env;
 	if (!state)
-		state = survey() ? 1 : -1;
+		state = open_libpfm() && survey() ? 1 : -1;
 	return state > 0;
 }
 
@@ -230,7 +280,7 @@ static int encode_as(const char *name, struct perf_event_attr *attr, Extra *x)
 	char *fstr = NULL;
 	pfm_perf_encode_arg_t arg = {.attr = attr, .fstr = &fstr, .size = sizeof(arg)};
 	memset(attr, 0, sizeof(*attr));
-	int rc = pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT,
+	int rc = pfm.get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT,
 					   &arg);
 	free(fstr);
 	if (x)
@@ -326,7 +376,7 @@ static const char *explain(const char *name, int rc)
 	if (rc == PFM_ERR_NOTFOUND) {
 		const char *near = nearest_event(name);
 		return xformat("unknown perf event '%s' (libpfm4: %s; PMUs: %s)%s%s%s", name,
-			       pfm_strerror(rc), catalogue_pmus(), near ? "; did you mean '" : "",
+			       pfm.strerror(rc), catalogue_pmus(), near ? "; did you mean '" : "",
 			       near ? near : "", near ? "'?" : "");
 	}
 	NameParts parts = name_parts(name);
@@ -337,8 +387,8 @@ static const char *explain(const char *name, int rc)
 			  bad_modifier(name) : NULL;
 	if (mod)
 		return xformat("perf event '%s': libpfm4 refuses ':%s' (%s)%s", name, mod,
-			       pfm_strerror(rc), takes);
-	return xformat("perf event '%s': %s (libpfm4)%s", name, pfm_strerror(rc), takes);
+			       pfm.strerror(rc), takes);
+	return xformat("perf event '%s': %s (libpfm4)%s", name, pfm.strerror(rc), takes);
 }
 
 /* Why perf probes cannot use NAME's event although it encodes, or NULL. */
@@ -348,7 +398,7 @@ static const char *unusable(const char *name, const Extra *x)
 	const Pmu *m = parts.pmu ? find_pmu(parts.pmu) : NULL;
 	pfm_event_info_t ei = {.size = sizeof(ei)};
 	pfm_pmu_info_t pi;
-	if (!m && x && pfm_get_event_info(x->idx, PFM_OS_PERF_EVENT_EXT, &ei) == PFM_SUCCESS &&
+	if (!m && x && pfm.get_event_info(x->idx, PFM_OS_PERF_EVENT_EXT, &ei) == PFM_SUCCESS &&
 	    pmu_info(ei.pmu, &pi))
 		m = find_pmu(pi.name);
 	if (m && m->type == PFM_PMU_TYPE_UNCORE)

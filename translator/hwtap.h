@@ -66,6 +66,7 @@ typedef struct {
 } Vec;
 #define VEC(T) Vec
 void vec_push(Vec *v, void *item);
+void vec_insert(Vec *v, int at, void *item);     /* before item AT; at == len appends */
 /* p (cap elements of size bytes) with room for need; the arena frees the old copy */
 void *xgrow(void *p, int *cap, int need, size_t size);
 
@@ -338,6 +339,7 @@ struct Script {
 	VEC(Token *) embeds;             /* top-level %{ %} */
 	bool is_tapset;
 	bool used;                       /* sema pulled something from it */
+	int order;                       /* a tapset file's place in the library, from 1 */
 };
 
 Script *parse_script(SrcFile *file, Session *s);   /* NULL only when nothing parsed */
@@ -656,7 +658,18 @@ void pmu_list(const char *glob, bool with_desc, Vec *out);
 /* ---- tapset.c: library search path and loading ---------------------------------------- */
 
 void tapset_load_macros(Session *s);     /* every .stpm on the path, before parsing */
-void tapset_load(Session *s);            /* every .stp on the path, for pass 2 */
+void tapset_load(Session *s);            /* every .stp on the path: scanned, or parsed */
+typedef enum { TAPSET_FUNCTION, TAPSET_GLOBAL, TAPSET_ALIAS, TAPSET_KINDS } TapsetName;
+/* Parses the files that may declare NAME as a KIND (an alias: by the first component of
+ * its name), or every file with a KIND when NAME is NULL, into their s->tapsets places. */
+void tapset_need(Session *s, TapsetName kind, const char *name);
+void tapset_parse_all(Session *s);       /* -l and -L list every alias */
+
+/* ---- tapset_scan.c: what a tapset file declares, without parsing it --------------------- */
+
+/* The names FILE declares into NAMES[kind] (an alias's first component); false where only
+ * the preprocessor or a parse could tell. */
+bool tapset_scan(const SrcFile *file, Vec names[TAPSET_KINDS]);
 
 /* ---- sema.c: pass 2 -------------------------------------------------------------------- */
 
@@ -816,7 +829,10 @@ struct Session {
 	VEC(struct KBtf *) kbtf_modules;  /* btf.c: modules' BTF, each read once (or why not) */
 
 	Script *user;                     /* the script given on the command line */
-	VEC(Script *) tapsets;
+	VEC(Script *) tapsets;            /* in the library's order; a file not parsed yet
+					   * (tapset.c) is an empty stand-in */
+	struct TapsetIndex *tapset_index; /* tapset.c: what the files not parsed declare */
+	int tapset_parses;                /* tapset files parsed so far */
 	VEC(Macro *) library_macros;      /* pp.c's macros from the tapset's .stpm files */
 	VEC(Probe *) probes;              /* after elaboration */
 	VEC(struct UProgram *) programs;  /* elf.c: the files process probes opened */

@@ -122,6 +122,7 @@ static int list_points(Session *s, const char *pattern, bool with_vars)
 	diag_reset();
 	tapset_load_macros(s);
 	tapset_load(s);
+	tapset_parse_all(s);
 	if (diag_errors)
 		return 1;
 	Vec out = {0};

@@ -33,8 +33,14 @@ static Symbol *new_symbol(SymKind kind, const char *name, Token *decl)
 	return sym;
 }
 
+/* SC's globals, after the user's script's and those of the tapset files before SC,
+ * whenever tapset.c parses SC: in the library's order, as if every file had been parsed
+ * first, so that the first visible global of a name is the one it means. */
 static void declare_globals(Ctx *c, Script *sc)
 {
+	int at = c->globals.len;
+	while (at > 0 && ((Symbol *)c->globals.data[at - 1])->global->script->order > sc->order)
+		at--;
 	for (int i = 0; i < sc->globals.len; i++) {
 		Global *g = sc->globals.data[i];
 		for (int j = 0; j < c->globals.len; j++) {
@@ -50,12 +56,31 @@ static void declare_globals(Ctx *c, Script *sc)
 			sym->type = g->init->kind == N_STR ? TY_STRING : TY_LONG;
 		if (g->max_entries || g->wrap)
 			sym->arity = sym->arity < 0 ? -1 : sym->arity;
-		vec_push(&c->globals, sym);
+		vec_insert(&c->globals, at++, sym);
+	}
+	vec_push(&c->declared, sc);
+}
+
+/* The globals of the tapset files parsed since the last call. */
+static void declare_tapset_globals(Ctx *c)
+{
+	if (c->tapset_parses == c->s->tapset_parses)
+		return;
+	c->tapset_parses = c->s->tapset_parses;
+	for (int i = 0; i < c->s->tapsets.len; i++) {
+		Script *sc = c->s->tapsets.data[i];
+		int j = 0;
+		while (j < c->declared.len && c->declared.data[j] != sc)
+			j++;
+		if (j == c->declared.len)
+			declare_globals(c, sc);
 	}
 }
 
 Symbol *sema_find_global(Ctx *c, const char *name)
 {
+	tapset_need(c->s, TAPSET_GLOBAL, name);
+	declare_tapset_globals(c);
 	for (int i = 0; i < c->globals.len; i++) {
 		Symbol *sym = c->globals.data[i];
 		Global *g = sym->global;
@@ -124,6 +149,7 @@ void all_scripts(Session *s, Vec *out)
 /* The function `name` visible from c->file: the user's script first, then the tapset. */
 static Function *find_function(Ctx *c, const char *name, int nargs, Function **other)
 {
+	tapset_need(c->s, TAPSET_FUNCTION, name);
 	Vec scripts = {0};
 	all_scripts(c->s, &scripts);
 	*other = NULL;
@@ -155,6 +181,7 @@ static const char *closest_function(Ctx *c, const char *name)
 			best = builtins[i].name;
 		}
 	}
+	tapset_need(c->s, TAPSET_FUNCTION, NULL);      /* every name for the hint */
 	Vec scripts = {0};
 	all_scripts(c->s, &scripts);
 	for (int i = 0; i < scripts.len; i++) {
@@ -1230,8 +1257,8 @@ int elaborate(Session *s)
 	for (int i = 0; i < s->user->embeds.len && !s->guru; i++)
 		error_at(s->user->embeds.data[i], "embedded C code needs guru mode (-g)");
 	declare_globals(&c, s->user);
-	for (int i = 0; i < s->tapsets.len; i++)
-		declare_globals(&c, s->tapsets.data[i]);
+	c.tapset_parses = -1;
+	declare_tapset_globals(&c);
 	for (int i = 0; i < s->user->probes.len && !too_many_errors(); i++)
 		derive_probes(s, &c.counters, s->user->probes.data[i]);
 	if (!diag_errors)

@@ -11,7 +11,11 @@ typedef struct Ctx {
 	Vec *locals;                /* of the current probe or function */
 	Function *func;             /* NULL in a probe */
 	Probe *probe;               /* NULL in a function */
-	VEC(Symbol *) globals;      /* every global declared, user's first */
+	VEC(Symbol *) globals;      /* every global declared: the user's, then the tapset's
+				     * in the library's order */
+	VEC(Script *) declared;     /* the scripts whose globals are in `globals` */
+	int tapset_parses;          /* Session.tapset_parses when `declared` was brought up
+				     * to date */
 	VEC(Function *) work;       /* reached functions still to resolve */
 	VEC(char *) counters;       /* names of perf .counter("NAME") events */
 	int loop_depth;

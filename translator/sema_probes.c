@@ -233,9 +233,18 @@ static void alias_candidates(Derive *c, Vec *aliases)
 	}
 }
 
+/* The tapset files whose aliases PP may name: by its first component, or all of them
+ * when that has a wildcard. */
+static void need_aliases(Session *s, ProbePoint *pp)
+{
+	const char *first = ((Component *)pp->comps.data[0])->name;
+	tapset_need(s, TAPSET_ALIAS, strpbrk(first, "*?[") ? NULL : first);
+}
+
 static int expand_wildcard(Derive *c, Expansion *e, ProbePoint *pp, int depth)
 {
 	char *pattern = probe_point_string(pp);
+	need_aliases(c->s, pp);
 	Vec aliases = {0};
 	alias_candidates(c, &aliases);
 	int found = 0;
@@ -265,6 +274,7 @@ static int expand(Derive *c, Expansion *e, ProbePoint *pp, int depth)
 	/* The longest name wins, as in SystemTap's tree of points: an alias named exactly pp,
 	 * then a built-in point, then an alias naming a prefix of pp (the rest a suffix),
 	 * the longest first. So timer.profile.tick is not timer.profile + ".tick". */
+	need_aliases(c->s, pp);
 	Vec aliases = {0};
 	alias_candidates(c, &aliases);
 	Probe *best = NULL;
@@ -346,6 +356,7 @@ static void derive_user(Derive *c, Probe *user)
 			continue;
 		}
 		Vec aliases = {0}, names = {0};
+		tapset_need(c->s, TAPSET_ALIAS, NULL);          /* every name for the hint */
 		alias_candidates(c, &aliases);
 		for (int j = 0; j < aliases.len; j++) {
 			Probe *a = aliases.data[j];

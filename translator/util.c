@@ -182,6 +182,13 @@ void vec_push(Vec *v, void *item)
 	v->data[v->len++] = item;
 }
 
+void vec_insert(Vec *v, int at, void *item)
+{
+	vec_push(v, item);
+	memmove(v->data + at + 1, v->data + at, sizeof(void *) * (v->len - 1 - at));
+	v->data[at] = item;
+}
+
 void *xgrow(void *p, int *cap, int need, size_t size)
 {
 	if (need <= *cap)

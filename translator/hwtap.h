@@ -147,6 +147,7 @@ void tok_string_place(const Token *tok, size_t offset, int *line, int *col);
 
 Token *preprocess(Token *tok, Session *s);
 void pp_add_library_macros(Token *tok, Session *s);   /* from a tapset .stpm file */
+const char *macro_name(const Macro *m);              /* without '@'; NULL: a broken one */
 
 /* ---- parse.c: tokens to AST ----------------------------------------------------------- */
 
@@ -657,11 +658,14 @@ void pmu_list(const char *glob, bool with_desc, Vec *out);
 
 /* ---- tapset.c: library search path and loading ---------------------------------------- */
 
-void tapset_load_macros(Session *s);     /* every .stpm on the path, before parsing */
+void tapset_load_macros(Session *s);     /* every .stpm on the path: scanned, or read */
 void tapset_load(Session *s);            /* every .stp on the path: scanned, or parsed */
-typedef enum { TAPSET_FUNCTION, TAPSET_GLOBAL, TAPSET_ALIAS, TAPSET_KINDS } TapsetName;
+typedef enum {
+	TAPSET_FUNCTION, TAPSET_GLOBAL, TAPSET_ALIAS, TAPSET_MACRO, TAPSET_KINDS
+} TapsetName;
 /* Parses the files that may declare NAME as a KIND (an alias: by the first component of
- * its name), or every file with a KIND when NAME is NULL, into their s->tapsets places. */
+ * its name), or every file with a KIND when NAME is NULL, into their s->tapsets places;
+ * a .stpm file is read into s->library_macros. */
 void tapset_need(Session *s, TapsetName kind, const char *name);
 void tapset_parse_all(Session *s);       /* -l and -L list every alias */
 
@@ -669,7 +673,8 @@ void tapset_parse_all(Session *s);       /* -l and -L list every alias */
 
 /* The names FILE declares into NAMES[kind] (an alias's first component); false where only
  * the preprocessor or a parse could tell. */
-bool tapset_scan(const SrcFile *file, Vec names[TAPSET_KINDS]);
+bool tapset_scan(const SrcFile *file, Vec names[TAPSET_KINDS]);          /* a .stp file */
+bool tapset_scan_macros(const SrcFile *file, Vec names[TAPSET_KINDS]);   /* a .stpm file */
 
 /* ---- sema.c: pass 2 -------------------------------------------------------------------- */
 

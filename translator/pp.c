@@ -51,6 +51,7 @@ static Macro *find_macro(PP *pp, const char *name)
 		if (!strcmp(m->name, name))
 			return m;
 	}
+	tapset_need(pp->s, TAPSET_MACRO, name);         /* a library file not read yet */
 	for (int i = pp->s->library_macros.len - 1; i >= 0; i--) {
 		Macro *m = pp->s->library_macros.data[i];
 		if (!strcmp(m->name, name))
@@ -577,6 +578,11 @@ Token *preprocess(Token *tok, Session *s)
 {
 	PP pp = {.s = s};
 	return scan(&pp, tok);
+}
+
+const char *macro_name(const Macro *m)
+{
+	return m->name;
 }
 
 void pp_add_library_macros(Token *tok, Session *s)

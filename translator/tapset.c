@@ -15,7 +15,8 @@
  * macro, anything unexpected at the top level) is parsed at once, and so is every file
  * of a -I folder, whose diagnostics, if any, must come where they always did: the
  * built-in files have none (the listing tests parse them all), so when one of them is
- * parsed changes only the time.
+ * parsed changes only the time. The .stpm files likewise are only scanned for the names
+ * of their macros, each read when the preprocessor first meets one of them.
  */
 #include "hwtap.h"
 
@@ -76,38 +77,23 @@ static void library_dirs(Session *s, Vec *out, int *builtin)
 	}
 }
 
+/* PATH as a tapset file, or NULL when it cannot be read: the caller says so, in turn. */
 static SrcFile *load(const char *path)
 {
 	size_t len;
 	char *text = read_whole_file(path, &len);
-	if (!text) {
-		error_plain("cannot read tapset file '%s'", path);
+	if (!text)
 		return NULL;
-	}
 	SrcFile *f = new_srcfile(path, text, len);
 	f->is_tapset = true;
 	return f;
 }
 
-void tapset_load_macros(Session *s)
-{
-	Vec dirs = {0}, files = {0};
-	int builtin;
-	library_dirs(s, &dirs, &builtin);
-	for (int i = 0; i < dirs.len; i++)
-		files_with_suffix(dirs.data[i], ".stpm", &files);
-	for (int i = 0; i < files.len; i++) {
-		SrcFile *f = load(files.data[i]);
-		if (f)
-			pp_add_library_macros(tokenize(f), s);
-	}
-}
-
 /* A file's entry in the index. */
 typedef struct TapsetFile {
 	SrcFile *file;
-	bool scanned;                           /* parsed only when sema needs it */
-	bool parsed;
+	bool scanned;                           /* parsed (read) only when needed */
+	bool parsed;                            /* or, a .stpm file, read */
 	VEC(char *) names[TAPSET_KINDS];       /* what the scan found */
 } TapsetFile;
 
@@ -124,6 +110,7 @@ typedef struct Entry {
 
 struct TapsetIndex {
 	VEC(TapsetFile *) files;                /* parallel to s->tapsets */
+	VEC(TapsetFile *) macro_files;          /* the .stpm files */
 	Entry *buckets[INDEX_BUCKETS];
 	Entry **tails[INDEX_BUCKETS];           /* entries go in file order */
 };
@@ -191,9 +178,9 @@ static void check_scan(TapsetFile *f, Script *sc)
 	}
 }
 
-/* A file parsed late is parsed as it would have been before pass 2, when no error was
- * counted yet: parse.c and pp.c stop at too many errors, and sema may have found that
- * many by now. */
+/* A file parsed (a .stpm file read) late is read as it was when all were read first,
+ * with no error counted yet: parse.c and pp.c stop at too many errors, and the script
+ * may have made that many by now. */
 static int late_start(TapsetFile *f)
 {
 	int errors = diag_errors;
@@ -206,6 +193,66 @@ static void late_end(TapsetFile *f, int errors)
 {
 	if (f->scanned)
 		diag_errors += errors;
+}
+
+static void read_macros(Session *s, TapsetFile *f)
+{
+	if (f->parsed)
+		return;
+	f->parsed = true;
+	int from = s->library_macros.len;
+	int errors = late_start(f);
+	pp_add_library_macros(tokenize(f->file), s);
+	late_end(f, errors);
+	for (int i = from; f->scanned && i < s->library_macros.len; i++) {
+		const char *name = macro_name(s->library_macros.data[i]);
+		if (name && !scanned(f, TAPSET_MACRO, name))
+			internal_error(__FILE__, __LINE__, "the scan of %s missed macro '@%s'",
+				       f->file->name, name);
+	}
+}
+
+/* The .stpm files are read when the preprocessor first meets one of their names, if all
+ * are the built-in tapset's and no two define a name: then the order they are read in
+ * (the last definition of a name wins) does not matter. Else all are read now, in
+ * order, as before. */
+void tapset_load_macros(Session *s)
+{
+	Vec dirs = {0}, files = {0};
+	int builtin, builtin_files = 0;
+	library_dirs(s, &dirs, &builtin);
+	for (int i = 0; i < dirs.len; i++) {
+		files_with_suffix(dirs.data[i], ".stpm", &files);
+		if (i + 1 == builtin)
+			builtin_files = files.len;
+	}
+	struct TapsetIndex *ix = index_of(s);
+	bool lazy = builtin_files == files.len;
+	for (int i = 0; i < files.len; i++) {
+		TapsetFile *f = xalloc(sizeof(*f));
+		f->file = load(files.data[i]);
+		vec_push(&ix->macro_files, f);
+		lazy = lazy && f->file && tapset_scan_macros(f->file, f->names);
+	}
+	for (int i = 0; lazy && i < files.len; i++) {
+		TapsetFile *f = ix->macro_files.data[i];
+		for (int j = 0; j < f->names[TAPSET_MACRO].len; j++)
+			for (int k = 0; k < i; k++)
+				if (scanned(ix->macro_files.data[k], TAPSET_MACRO,
+					    f->names[TAPSET_MACRO].data[j]))
+					lazy = false;
+	}
+	for (int i = 0; i < files.len; i++) {
+		TapsetFile *f = ix->macro_files.data[i];
+		if (!f->file) {
+			error_plain("cannot read tapset file '%s'", (char *)files.data[i]);
+		} else if (!lazy) {
+			read_macros(s, f);
+		} else {
+			f->scanned = true;
+			index_file(ix, f, i);
+		}
+	}
 }
 
 static void parse_file(Session *s, int i)
@@ -237,8 +284,10 @@ void tapset_load(Session *s)
 	struct TapsetIndex *ix = index_of(s);
 	for (int i = 0; i < files.len && !too_many_errors(); i++) {
 		SrcFile *file = load(files.data[i]);
-		if (!file)
+		if (!file) {
+			error_plain("cannot read tapset file '%s'", (char *)files.data[i]);
 			continue;
+		}
 		TapsetFile *f = xalloc(sizeof(*f));
 		f->file = file;
 		Script *stand_in = xalloc(sizeof(*stand_in));
@@ -260,15 +309,25 @@ void tapset_need(Session *s, TapsetName kind, const char *name)
 	struct TapsetIndex *ix = s->tapset_index;
 	if (!ix)
 		return;
+	if (!name && kind == TAPSET_MACRO) {
+		for (int i = 0; i < ix->macro_files.len; i++)
+			read_macros(s, ix->macro_files.data[i]);
+		return;
+	}
 	if (!name) {
 		for (int i = 0; i < ix->files.len; i++)
 			if (((TapsetFile *)ix->files.data[i])->names[kind].len)
 				parse_file(s, i);
 		return;
 	}
-	for (Entry *e = ix->buckets[bucket(kind, name)]; e; e = e->next)
-		if (e->kind == kind && !strcmp(e->name, name))
+	for (Entry *e = ix->buckets[bucket(kind, name)]; e; e = e->next) {
+		if (e->kind != kind || strcmp(e->name, name))
+			continue;
+		if (kind == TAPSET_MACRO)
+			read_macros(s, ix->macro_files.data[e->file]);
+		else
 			parse_file(s, e->file);
+	}
 }
 
 void tapset_parse_all(Session *s)

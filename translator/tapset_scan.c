@@ -1,7 +1,7 @@
 /* tapset_scan.c - what a tapset file declares, read without parsing it (tapset.c's index).
  *
- * A .stp file's functions, globals and the first components of its aliases' names. The
- * text is read as lex.c reads it (comments, strings, embedded C)
+ * A .stp file's functions, globals and the first components of its aliases' names; a
+ * .stpm file's macros. The text is read as lex.c reads it (comments, strings, embedded C)
  * but nothing is built: the declarations' heads are followed token by token, as parse.c
  * reads them, and their bodies a byte at a time, counting braces. What only the
  * preprocessor could tell (a %( %) conditional, a macro defined or used at the top level)
@@ -352,4 +352,43 @@ bool tapset_scan(const SrcFile *file, Vec names[TAPSET_KINDS])
 			return false;
 	}
 	return true;
+}
+
+/* The names a .stpm file defines: what follows each "@define", wherever it is (in a
+ * conditional's branch too). False where lex.c would report something. */
+bool tapset_scan_macros(const SrcFile *file, Vec names[TAPSET_KINDS])
+{
+	if (memchr(file->text, '\0', file->len))
+		return false;
+	Scan sc = {.p = file->text, .end = file->text + file->len};
+	for (;;) {
+		if (!scan_space(&sc))
+			return false;
+		const char *p = sc.p;
+		if (p >= sc.end)
+			return true;
+		if (*p == '"') {
+			if (!(sc.p = string_end(p)))
+				return false;
+		} else if (p[0] == '%' && p[1] == '{') {
+			const char *e = strstr(p + 2, "%}");
+			if (!e)
+				return false;
+			sc.p = e + 2;
+		} else if (isalnum((unsigned char)*p) || *p == '_' || *p == '$' || *p == '@') {
+			const char *e = ident_end(p + 1);
+			sc.p = e;
+			if (e - p != 7 || memcmp(p, "@define", 7))
+				continue;
+			if (!scan_space(&sc) || !(isalpha((unsigned char)*sc.p) || *sc.p == '_'))
+				return false;
+			e = ident_end(sc.p);
+			add_name(names, TAPSET_MACRO, sc.p, e - sc.p);
+			sc.p = e;
+		} else if (lexes(*p)) {
+			sc.p++;
+		} else {
+			return false;
+		}
+	}
 }

@@ -16,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT; [ -z "${KEEP_TMP:-}" ] || trap - EXIT
 
 cp "$("$hwtap" -p4 -m hwtap_bench_burst examples/ras/ras-history.stp)" "$tmp/h.ko"
 files=(--vm-file "$tmp/h.ko:/root/h.ko" --vm-file loader/hwtap-run:/root/hwtap-run
-       --vm-file loader/hwtap-inject:/usr/bin/hwtap-inject --vm-modprobe mce-inject)
+       --vm-file inject/hwtap-inject:/usr/bin/hwtap-inject --vm-modprobe mce-inject)
 start_rasdaemon=true
 if [ -x "$rd/usr/sbin/rasdaemon" ]; then
 	files+=(--vm-file "$rd/usr/sbin/rasdaemon:/usr/sbin/rasdaemon")

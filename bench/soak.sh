@@ -117,7 +117,7 @@ EOF
 start=$(date +%s)
 status=0
 guest/hwtap-guest --timeout $((seconds + 600)) --vm-modprobe mce-inject \
-	--vm-file loader/hwtap-run:/root/hwtap-run --vm-file loader/hwtap-inject:/usr/bin/hwtap-inject \
+	--vm-file loader/hwtap-run:/root/hwtap-run --vm-file inject/hwtap-inject:/usr/bin/hwtap-inject \
 	--vm-file "$ko:/root/p_soak.ko" -- "$(cat "$tmp/guest.sh")" > "$tmp/out" 2> "$tmp/err" ||
 	status=$?
 wall=$(($(date +%s) - start))

@@ -234,14 +234,14 @@ CONFIG_NETDEVSIM=m
 CONFIG_EDAC=y
 CONFIG_ACPI_EXTLOG=y
 # BTF, as Debian's kernels have it: kernel.function and kernel.trace find functions,
-# tracepoints and their arguments' types there (translator/btf.c). It needs DWARF to be
+# tracepoints and their arguments' types there (translator/target/btf.c). It needs DWARF to be
 # built from (pahole, package dwarves), which the build then drops from nothing: vmlinux
 # carries both. DWARF 4: pahole 1.24 reads it fastest.
 CONFIG_BPF_SYSCALL=y
 CONFIG_DEBUG_INFO_DWARF4=y
 CONFIG_DEBUG_INFO_BTF=y
 # x86_64_defconfig has -Werror, which external modules inherit: with 6.12's
-# -Wmissing-prototypes hwtap's feature tests (runtime/probes) failed to compile there.
+# -Wmissing-prototypes hwtap's feature tests (runtime/features) failed to compile there.
 # Debian's kernels build without it.
 CONFIG_WERROR=n
 # With KASAN every slab allocation and free saves its stack (an ORC unwind, with lockdep

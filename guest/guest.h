@@ -123,13 +123,13 @@ void guest_result_free(GuestResult *r);
  * NULL, and a message on ERR unless ERR is NULL, when none is usable. */
 char *guest_default_release(const GuestArch *arch, FILE *err, const char **why);
 /* RELEASE's uncompressed vmlinux for ARCH (x86: extracted into the cache once, as for
- * booting), malloc'ed; NULL with *WHY when there is none here (translator/btf.c). */
+ * booting), malloc'ed; NULL with *WHY when there is none here (translator/target/btf.c). */
 char *guest_kernel_vmlinux(const GuestArch *a, const char *release, FILE *err,
 			   const char **why);
 /* Module NAME ("mce-inject" or "mce_inject") of RELEASE for ARCH as an uncompressed .ko,
  * found through its modules.dep: its own file, or a copy decompressed into DIR (which
  * the caller removes); malloc'ed, or NULL with *WHY (static: "is not in its modules.dep",
- * and a message on ERR when reading or decompressing failed) (translator/btf.c). */
+ * and a message on ERR when reading or decompressing failed) (translator/target/btf.c). */
 char *guest_kernel_module(const GuestArch *a, const char *release, const char *name,
 			  const char *dir, FILE *err, const char **why);
 
@@ -137,7 +137,7 @@ char *guest_kernel_module(const GuestArch *a, const char *release, const char *n
  * KO uncompressed (a compressed one decompressed into DIR and removed after FN); one that
  * cannot be decompressed is skipped, said on ERR. Stops at FN's first nonzero return, which
  * it returns; 0 when all were seen; -errno, said on ERR, when modules.dep cannot be read
- * (translator/tpmodules.c). */
+ * (translator/target/tpmodules.c). */
 int guest_kernel_each_module(const GuestArch *a, const char *release, const char *dir,
 			     FILE *err, int (*fn)(const char *name, const char *ko, void *arg),
 			     void *arg);

@@ -669,7 +669,7 @@ int guest_find_kernel(Guest *g)
 	return 0;
 }
 
-/* For readers of the kernel's own data (its BTF: translator/btf.c): RELEASE's uncompressed
+/* For readers of the kernel's own data (its BTF: translator/target/btf.c): RELEASE's uncompressed
  * vmlinux for ARCH, extracted into the cache once as for booting it; malloc'ed, or NULL
  * with *WHY (static text) when there is none: an architecture that boots its image as it
  * is, no cache folder, a vmlinuz that would not extract. Messages go to ERR. */

@@ -1,6 +1,6 @@
 /* usymtab.h - an ELF file's loadable segments and symbols by address, as the module's
  * user symbol tables hold them (runtime/usyms.h). Read by the translator for the files it
- * builds into a module (translator/usyms.c) and by hwtap-run for the files the module asks
+ * builds into a module (translator/target/usyms.c) and by hwtap-run for the files the module asks
  * about as processes map them (loader/usyms.c): one reading, so both name alike. */
 #ifndef HWTAP_USYMTAB_H
 #define HWTAP_USYMTAB_H

@@ -14,7 +14,7 @@
  *
  * What to open comes from the module's .modinfo: an entry a counter of a group,
  * hwtap_perf_member=LEADER INDEX TYPE CONFIG CONFIG1 CONFIG2 EXCLUDE PRECISE FLAGS CPU
- * TARGET (translator/translate_probes.c).
+ * TARGET (translator/codegen/translate_probes.c).
  */
 #define _GNU_SOURCE
 #include "loader.h"
@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { GROUP_MAX = 32 };        /* counters in a group: runtime/perf.c's bound */
+enum { GROUP_MAX = 32 };        /* counters in a group: runtime/probes/perf.c's bound */
 enum { EXCL_USER = 1, EXCL_KERNEL = 2, EXCL_HV = 4, EXCL_IDLE = 8, EXCL_HOST = 16,
        EXCL_GUEST = 32 };       /* the translator's PERF_EXCL_* */
 enum { FLAG_PINNED = 1, FLAG_EXCLUSIVE = 2 };

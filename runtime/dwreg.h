@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dwreg.h - a DWARF register's value from the registers a trap saved: what the code
- * translator/dwarf.c generates reads a variable with, in a uprobe's handler (the task's
+ * translator/target/dwarf.c generates reads a variable with, in a uprobe's handler (the task's
  * user registers) and in a kprobe's at a kernel.statement or DWARF kernel.function point
  * (the kernel's, at the probed instruction; regs->ip is past the breakpoint there, which
  * no variable's location uses).

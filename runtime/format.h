@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * format.h - printf, sprintf and print compiled: pass 3 (translator/translate_print.c)
+ * format.h - printf, sprintf and print compiled: pass 3 (translator/codegen/translate_print.c)
  * reads each format once and writes the call as a run of appends to an output, one per
  * literal run or directive, with every flag, width and precision known but those given by
  * an argument ('*'). No format is parsed at run time.

@@ -390,7 +390,7 @@ static inline u64 _hwtap_timer_period(struct rnd_state *st, u64 ns, u64 rnd)
 	return ns - rnd + r % (2 * rnd + 1);
 }
 
-/* A global variable's lock, one per global (translator/translate_locks.c decides which
+/* A global variable's lock, one per global (translator/codegen/translate_locks.c decides which
  * a handler takes and how): shared for readers, exclusive for writers; statistics have
  * a lock per CPU (below). Handlers only ever try a lock (MAXTRYLOCK times), so a handler
  * that interrupts a holder on its own CPU skips instead of deadlocking; for the same

@@ -76,7 +76,7 @@
  *              point's name, the event's time since the epoch, its fields in the
  *              point's order, numbers in decimal, a payload (a firmware section's
  *              bytes) as "LEN\0" and its LEN bytes; tapset ras-history.stp,
- *              loader/rasdb.c)
+ *              loader/history/rasdb.c)
  *   byte 1     0, reserved
  *   bytes 2-3  LEN, little-endian, 1 .. HWTAP_RECORD_MAX
  * read() returns whole records only, so its buffer must hold at least HWTAP_READ_MIN

@@ -2,8 +2,8 @@
 /*
  * regex.h - the matchers of =~ and !~, and each CPU's last match for matched().
  *
- * translator/regex.c compiles every regular expression of a script into static const
- * tables. Most become a DFA (translator/regex_dfa.c): a table of the next state per
+ * translator/codegen/regex.c compiles every regular expression of a script into static const
+ * tables. Most become a DFA (translator/codegen/regex_dfa.c): a table of the next state per
  * state and byte class, walked one lookup per byte. Two kinds:
  *   _hwtap_re_test()      when nothing in the script reads the last match (no matched()
  *                         ...): a match or not, stopping at the first match found. A
@@ -151,7 +151,7 @@ struct hwtap_re_last {
 
 /* The scratch of a program with nstates states and ncaps capture slots: the bitmap of
  * the states on the next list, two lists of threads (a state, then its slots) and the
- * best match's slots. translator/regex.c's size limit computes the same. */
+ * best match's slots. translator/codegen/regex.c's size limit computes the same. */
 #define HWTAP_RE_SCRATCH(nstates, ncaps)					\
 	(sizeof(unsigned long) * BITS_TO_LONGS(nstates) +			\
 	 sizeof(u16) * (2 * (nstates) * (1 + (ncaps)) + (ncaps)))

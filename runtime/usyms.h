@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * usyms.h - the shape of the symbol tables the translator writes into a module for
- * usymname() and the rest (translator/usyms.c writes them, runtime/usyms.c reads them).
+ * usymname() and the rest (translator/target/usyms.c writes them, runtime/usyms.c reads them).
  */
 #ifndef HWTAP_USYMS_H
 #define HWTAP_USYMS_H

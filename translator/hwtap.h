@@ -598,7 +598,7 @@ const char *kfunc_name(ProbePoint *pp);          /* kernel/module().function's N
 uint64_t kprobe_address(Probe *p);               /* its link-time address (DWARF), or 0 */
 Type kernel_target(Session *s, Probe *p, Node *n, Node *at, bool report);  /* AT->plan */
 bool logical_rhs_dead(Node *n);     /* sema.c: @defined(x) && ...: the rest not evaluated */
-/* probe_task.c: "HWTAP_TASK_BEGIN" ... for runtime/tasks.c, and the PATH followed (NULL:
+/* probe_task.c: "HWTAP_TASK_BEGIN" ... for runtime/probes/tasks.c, and the PATH followed (NULL:
  * every process, or the target's) */
 const char *task_probe_kind(Probe *p, const char **path);
 void process_entry_probe(Session *s, Probe *ret);   /* @entry's companion, if it needs one */
@@ -758,7 +758,7 @@ char *build_module(Session *s, const char *module_name, const char *source);
 /* pass 4 of N modules in one kbuild run; WHAT[i] names each in messages */
 int build_modules(Session *s, int n, char **names, char **sources, const char **what,
 		  char **kos);
-/* The -D flags of the target kernel's features (runtime/probes/), or NULL after saying
+/* The -D flags of the target kernel's features (runtime/features/), or NULL after saying
  * why: "-DHWTAP_HAVE_RB_COMMIT_ONE_ARG ...". Cached per build tree. */
 char *kernel_features(Session *s);
 

@@ -1,4 +1,4 @@
-/* words.c - hwtap-run's words (loader/mcewords.c) for each record records.c makes, a
+/* words.c - hwtap-run's words (loader/history/mcewords.c) for each record records.c makes, a
  * line each as oracle.c writes rasdaemon's: BANK|bank_name|error_msg|mcgstatus_msg|
  * mcistatus_msg|mcastatus_msg|user_action|mc_location| (a line feed inside a text as \n),
  * or BANK|NORECORD where rasdaemon stores none. */

@@ -1,6 +1,7 @@
 /* usymtab.c - an ELF file's segments and symbols by address (usymtab.h). */
 #include "usymtab.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +25,7 @@ static int by_addr(const void *a, const void *b)
 	if (x->rank != y->rank)
 		return x->rank - y->rank;
 	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->name, y->name, n);
+	int c = x->name == y->name ? 0 : memcmp(x->name, y->name, n);
 	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
@@ -49,33 +50,62 @@ static void *grow(void *p, size_t *cap, size_t need, size_t size)
 	return q;
 }
 
-/* The symbols of the tables of TYPE (SHT_SYMTAB or SHT_DYNSYM) into OUT: 0, or -1. */
-static int read_table(Elf *elf, unsigned type, Syms *out)
+/* The first table of TYPE (SHT_SYMTAB or SHT_DYNSYM: the ELF spec allows one of each), if
+ * its entries are symbols of this file's class, with its string table: whether there is
+ * one within the bounds (usymtab.h). The bounds come from the section headers, before
+ * libelf reads a byte of either: elf_getdata() reads all of sh_size, whatever sh_entsize
+ * says, and the headers are the file's to make up. */
+static bool find_table(Elf *elf, unsigned type, Elf_Scn **table, GElf_Shdr *sh)
 {
+	size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
+		if (gelf_getshdr(scn, sh) && sh->sh_type == type)
+			break;
+	}
+	if (!scn || !entsize || sh->sh_entsize != entsize ||
+	    sh->sh_size / entsize > USYMTAB_SYMS_MAX)
+		return false;
+	GElf_Shdr strsh;
+	Elf_Scn *strscn = elf_getscn(elf, sh->sh_link);
+	if (!strscn || !gelf_getshdr(strscn, &strsh) || strsh.sh_type != SHT_STRTAB ||
+	    strsh.sh_size > USYMTAB_STRTAB_MAX)
+		return false;
+	*table = scn;
+	return true;
+}
+
+/* The symbols of the table of TYPE into OUT: 0, or -1 when out of memory. Each name is
+ * looked at up to USYMTAB_NAME_MAX bytes, and their sum up to USYMTAB_NAMES_MAX: a name
+ * shared by many symbols, or names longer than any answer holds, cost no more. */
+static int read_table(Elf *elf, unsigned type, Syms *out)
+{
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+	if (!find_table(elf, type, &scn, &sh))
+		return 0;
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t count = sh.sh_size / sh.sh_entsize, bytes = 0;
+	for (size_t i = 1; data && i < count && bytes < USYMTAB_NAMES_MAX; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
 			continue;
-		Elf_Data *data = elf_getdata(scn, NULL);
-		size_t count = sh.sh_size / sh.sh_entsize;
-		for (size_t i = 1; data && i < count; i++) {
-			GElf_Sym sym;
-			if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
-				continue;
-			int t = GELF_ST_TYPE(sym.st_info);
-			if (t != STT_FUNC && t != STT_GNU_IFUNC && t != STT_OBJECT)
-				continue;
-			const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			size_t len = name ? strcspn(name, "@") : 0;
-			if (!len)
-				continue;
-			Sym *v = grow(out->v, &out->cap, out->n + 1, sizeof(*v));
-			if (!v)
-				return -1;
-			out->v = v;
-			out->v[out->n++] = (Sym){sym.st_value, name, len, sym_rank(&sym)};
-		}
+		int t = GELF_ST_TYPE(sym.st_info);
+		if (t != STT_FUNC && t != STT_GNU_IFUNC && t != STT_OBJECT)
+			continue;
+		const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
+		size_t len = name ? strnlen(name, USYMTAB_NAME_MAX) : 0;
+		const char *at = len ? memchr(name, '@', len) : NULL;
+		if (at)
+			len = at - name;
+		if (!len)
+			continue;
+		Sym *v = grow(out->v, &out->cap, out->n + 1, sizeof(*v));
+		if (!v)
+			return -1;
+		out->v = v;
+		out->v[out->n++] = (Sym){sym.st_value, name, len, sym_rank(&sym)};
+		bytes += len + 1;
 	}
 	return 0;
 }

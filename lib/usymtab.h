@@ -27,6 +27,16 @@ typedef struct {
 	size_t names_len;
 } USymTab;
 
+/* What one reading takes at most, whoever made the file: a symbol table of up to
+ * USYMTAB_SYMS_MAX entries (runtime/udyn.c's HWTAP_UDYN_SYMS_MAX) and a string table of up
+ * to USYMTAB_STRTAB_MAX bytes, read only if the section headers say no more (a table past
+ * either is not read: no names); names cut at USYMTAB_NAME_MAX bytes; symbols past
+ * USYMTAB_NAMES_MAX bytes of names left out. */
+#define USYMTAB_SYMS_MAX (1 << 22)
+#define USYMTAB_STRTAB_MAX (256u << 20)
+#define USYMTAB_NAME_MAX 4096
+#define USYMTAB_NAMES_MAX (256u << 20)
+
 /* ELF's segments and symbols into T (.symtab, else .dynsym; functions, IFUNCs and objects;
  * of several at one address the global, then weak, then local one, functions before
  * objects; versions cut at '@'). 0, or -1 when out of memory (T then empty). */

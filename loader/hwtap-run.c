@@ -510,8 +510,10 @@ static void close_files(Run *r)
 		close(r->out_fd);
 	if (r->ctl_fd >= 0)
 		close(r->ctl_fd);
-	if (r->usyms_fd >= 0)
+	if (r->usyms_fd >= 0) {
+		usyms_finish(&r->usyms);
 		close(r->usyms_fd);
+	}
 	r->out_fd = r->ctl_fd = r->usyms_fd = -1;
 }
 
@@ -572,6 +574,8 @@ static int open_proc_files(Run *r)
 	if (r->usyms_fd < 0 && errno != ENOENT)
 		fprintf(stderr, "hwtap-run: warning: session %s: cannot open %s (%s): programs "
 			"nobody named go unnamed\n", r->mi.name, usyms, strerror(errno));
+	if (r->usyms_fd >= 0)
+		usyms_init(&r->usyms, r->mi.name, r->verbose);
 	free(usyms);
 	return 0;
 }
@@ -1032,10 +1036,11 @@ static int relay(Run *r)
 		}
 		if (caught_signal && !r->stop_sent)
 			send_stop(r, signal_name(caught_signal));
-		if (r->usyms_fd >= 0 && usyms_serve(r->usyms_fd, r->mi.name, r->verbose) < 0) {
+		if (r->usyms_fd >= 0 && usyms_serve(&r->usyms, r->usyms_fd) < 0) {
 			fprintf(stderr, "hwtap-run: warning: session %s: cannot read its requests "
 				"for symbols (%s): programs nobody named go unnamed\n", r->mi.name,
 				strerror(errno));
+			usyms_finish(&r->usyms);
 			close(r->usyms_fd);
 			r->usyms_fd = -1;
 		}
@@ -1049,8 +1054,11 @@ static int relay(Run *r)
 		if (errno == EAGAIN) {
 			struct pollfd p[2] = { { .fd = r->out_fd, .events = POLLIN },
 					       { .fd = r->usyms_fd, .events = POLLIN } };
-			/* EINTR: a stop signal, or a child ended (SIGCHLD) */
-			ppoll(p, r->usyms_fd >= 0 ? 2 : 1, NULL, &r->wait_mask);
+			/* EINTR: a stop signal, or a child ended (SIGCHLD); the timeout: a
+			 * symbol reader's time is up */
+			int ms = r->usyms_fd >= 0 ? usyms_timeout_ms(&r->usyms) : -1;
+			struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
+			ppoll(p, r->usyms_fd >= 0 ? 2 : 1, ms < 0 ? NULL : &ts, &r->wait_mask);
 			continue;
 		}
 		if (errno == EINTR)

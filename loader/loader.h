@@ -134,9 +134,40 @@ void prom_seen_reset(PromSeen *seen);
 
 /* ---- usyms.c: the symbols of the files a module asks about (runtime/udyn.c) ----------- */
 
-/* Answers every request waiting on UFD (/proc/hwtap_SESSION/usyms, O_NONBLOCK): how many,
- * or -1 with errno when it cannot be read. VERBOSE: says which answers failed. */
-int usyms_serve(int ufd, const char *session, int verbose);
+/* What one file may cost: its size; its reader's address space, CPU seconds and seconds
+ * (then it is killed); the answer (a session holds no more: HWTAP_UDYN_BYTES); the
+ * requests waiting for a reader. hwtap-run(8) SECURITY states them. */
+#define USYMS_FILE_MAX (1LL << 31)
+#define USYMS_MEM_MAX (1UL << 30)
+#define USYMS_CPU_MAX 4
+#define USYMS_TIME_MAX 5
+#define USYMS_ANSWER_MAX ((64UL << 20) + 48)
+#define USYMS_QUEUE_MAX 4096
+#define USYMS_STUCK_MAX 64
+
+typedef struct {
+	const char *session;
+	int verbose;
+	char *queue[USYMS_QUEUE_MAX];   /* the requests' text, from head on */
+	size_t head, queued;
+	pid_t reader;                   /* reading the head request, or 0 */
+	int memfd;                      /* its answer */
+	double deadline;                /* CLOCK_MONOTONIC seconds: then it is left behind */
+	pid_t stuck[USYMS_STUCK_MAX];   /* readers left behind, until reaped (then 0) */
+	dev_t stuck_dev[USYMS_STUCK_MAX];       /* their files' devices: not tried again */
+	size_t nstuck;
+} USymsServer;
+
+void usyms_init(USymsServer *s, const char *session, int verbose);
+/* Takes the requests waiting on UFD (/proc/hwtap_SESSION/usyms, O_NONBLOCK), passes on the
+ * answer of a reader that ended, kills one past its time, starts the next; never waits.
+ * 0, or -1 with errno when UFD cannot be read. Call it again when UFD polls readable,
+ * at SIGCHLD, and after usyms_timeout_ms(). VERBOSE: says which files go unnamed. */
+int usyms_serve(USymsServer *s, int ufd);
+/* Milliseconds until usyms_serve() has something to do without a request or SIGCHLD, or -1. */
+int usyms_timeout_ms(const USymsServer *s);
+/* Kills a reader still running and forgets what waits; never waits for a reader long. */
+void usyms_finish(USymsServer *s);
 
 /* ---- rasdb.c: --ras-db, the RAS history in rasdaemon's SQLite database ------------------ */
 

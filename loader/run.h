@@ -55,6 +55,7 @@ typedef struct Run {
 	char *out_path, *ctl_path;
 	int out_fd, ctl_fd;
 	int usyms_fd;           /* the module's requests for symbols, -1 without */
+	USymsServer usyms;      /* their readers (usyms.c) */
 	Sink sinks[3];          /* [HWTAP_STREAM_OUT], [HWTAP_STREAM_ERR] */
 	sigset_t wait_mask;     /* while waiting for output: the stop signals unblocked */
 	pid_t starter;          /* the child writing "start", until reaped */

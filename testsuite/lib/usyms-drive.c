@@ -1,0 +1,164 @@
+/* usyms-drive.c - runs hwtap-run's symbol server (loader/usyms.c) as its relay does, with a
+ * socket pair in place of the module's /proc/hwtap_NAME/usyms, for usyms.exp.
+ *
+ *   usyms-drive [-p PID] [-n NAME] FILE...
+ *
+ * asks for each FILE's symbols (a request as runtime/udyn.c writes one, for process PID,
+ * this one by default, and a mapping it does not have, so the reader opens the path), serves until every one
+ * is answered, and prints for each "answer K: STATUS[, symbols][, names NAME]" (NAME:
+ * whether the answer names it), then "relay: longest step under 100 ms" (or how long
+ * the longest usyms_serve() call took), "relay: memory under 64 MiB" (or this process's
+ * peak RSS), "readers: memory under 256 MiB" (or the readers' largest peak RSS), and
+ * "answers: in under 1 s" (or how many whole seconds they took). The server's -v
+ * messages go to stderr. */
+#define _GNU_SOURCE
+#include "loader.h"
+#include "../runtime/protocol.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static uint64_t word(const unsigned char *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void on_child(int sig)
+{
+	(void)sig;
+}
+
+/* One answer, as usyms-drive prints it. */
+static void print_answer(const unsigned char *a, size_t len, const char *name)
+{
+	static const char *const statuses[] = { "OK", "NONE", "GONE" };
+	uint64_t id = word(a + 8), status = word(a + 16), nsegs = word(a + 24);
+	uint64_t nsyms = word(a + 32), names_len = word(a + 40);
+	printf("answer %llu: %s", (unsigned long long)id,
+	       status < 3 ? statuses[status] : "(bad status)");
+	if (len != 48 + nsegs * 24 + nsyms * 16 + names_len) {
+		printf(", %zu bytes for %llu\n", len,
+		       (unsigned long long)(48 + nsegs * 24 + nsyms * 16 + names_len));
+		return;
+	}
+	if (nsyms)
+		printf(", symbols");
+	const char *names = (const char *)a + 48 + nsegs * 24 + nsyms * 16;
+	for (uint64_t i = 0; name && i < nsyms; i++) {
+		uint64_t off = word(a + 48 + nsegs * 24 + i * 16 + 8);
+		if (off < names_len && !strcmp(names + off, name)) {
+			printf(", names %s", name);
+			break;
+		}
+	}
+	printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *name = NULL;
+	int pid = getpid(), opt;
+	while ((opt = getopt(argc, argv, "p:n:")) != -1) {
+		if (opt == 'p')
+			pid = atoi(optarg);
+		else if (opt == 'n')
+			name = optarg;
+		else
+			return 2;
+	}
+	int sv[2], big = 256 << 20;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, sv) ||
+	    setsockopt(sv[1], SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big))) {
+		perror("usyms-drive: socketpair");
+		return 1;
+	}
+	int asked = 0;
+	for (int i = optind; i < argc; i++) {
+		struct stat st;
+		if (stat(argv[i], &st)) {
+			perror(argv[i]);
+			return 1;
+		}
+		char req[HWTAP_USYMS_REQUEST_MAX];
+		int n = snprintf(req, sizeof(req), "%d %d 1 2 %u %u %llu %s", ++asked, pid,
+				 major(st.st_dev), minor(st.st_dev),
+				 (unsigned long long)st.st_ino, argv[i]);
+		if (write(sv[0], req, n + 1) != n + 1) {
+			perror("usyms-drive: request");
+			return 1;
+		}
+	}
+	sigset_t block, wait_mask;
+	sigemptyset(&block);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, &wait_mask);
+	signal(SIGCHLD, on_child);
+	USymsServer s;
+	usyms_init(&s, "drive", 1);
+	static unsigned char a[USYMS_ANSWER_MAX + 1];
+	double longest = 0, t0 = now();
+	for (int answered = 0; answered < asked;) {
+		double t = now();
+		if (usyms_serve(&s, sv[1])) {
+			perror("usyms-drive: serve");
+			return 1;
+		}
+		t = now() - t;
+		longest = t > longest ? t : longest;
+		ssize_t n;
+		while ((n = read(sv[0], a, sizeof(a))) > 0) {
+			print_answer(a, n, name);
+			answered++;
+		}
+		if (answered == asked)
+			break;
+		struct pollfd p[2] = { { .fd = sv[0], .events = POLLIN },
+				       { .fd = sv[1], .events = POLLIN } };
+		int ms = usyms_timeout_ms(&s);
+		struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
+		ppoll(p, 2, ms < 0 ? NULL : &ts, &wait_mask);
+	}
+	usyms_finish(&s);
+	double took = now() - t0;
+	if (longest < 0.1)
+		printf("relay: longest step under 100 ms\n");
+	else
+		printf("relay: longest step %.0f ms\n", longest * 1000);
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	if (ru.ru_maxrss < 64 << 10)
+		printf("relay: memory under 64 MiB\n");
+	else
+		printf("relay: memory %ld MiB\n", ru.ru_maxrss >> 10);
+	getrusage(RUSAGE_CHILDREN, &ru);
+	if (ru.ru_maxrss < 256 << 10)
+		printf("readers: memory under 256 MiB\n");
+	else
+		printf("readers: memory %ld MiB\n", ru.ru_maxrss >> 10);
+	if (took < 1)
+		printf("answers: in under 1 s\n");
+	else
+		printf("answers: in %d s\n", (int)took);
+	return 0;
+}

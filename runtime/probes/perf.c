@@ -198,23 +198,45 @@ static perf_overflow_handler_t _hwtap_perf_handler(struct hwtap_perf *p)
 	return p->handler ? p->handler : _hwtap_perf_count_only;
 }
 
+/* EVENT's count, read in place if this CPU can take its context's lock at once: 0, or
+ * -EBUSY when the lock is held. Perf holds that lock (IRQs off) across sched-in and -out,
+ * rotation, its IPIs and the PMU callbacks they make, so a probe that fires inside them
+ * (a kprobe on armpmu_add(), a tracepoint in a PMU's MSR write, an hrtimer's while
+ * counters take turns) finds it held by this very CPU: spinning on it would never end.
+ * Held, whoever holds it, the caller reads the snapshot. With the lock, an event ACTIVE
+ * on this CPU is on this CPU's PMU (its state and oncpu change under that lock). IRQs
+ * off: nothing on this CPU takes the lock meanwhile. */
+static int _hwtap_perf_read_locked(struct perf_event *event, u64 *value)
+{
+	struct perf_event_context *ctx = READ_ONCE(event->ctx);
+
+	lockdep_assert_irqs_disabled();
+	if (!raw_spin_trylock(&ctx->lock))
+		return -EBUSY;
+	if (event->state == PERF_EVENT_STATE_ACTIVE && event->oncpu == smp_processor_id())
+		event->pmu->read(event);
+	*value = local64_read(&event->count);
+	raw_spin_unlock(&ctx->lock);
+	return 0;
+}
+
 /* TASK's own event of P (created for it or inherited from the task it came from), read
- * in place: TASK is current and interrupts are off, so the event is this CPU's while
- * TASK runs here, and its context cannot be switched away. Whether TASK has one. */
-static bool _hwtap_perf_read_task(struct hwtap_perf *p, struct task_struct *task, u64 *value)
+ * in place: TASK is current and IRQs are off. 0; -ENOENT when TASK has none; -EBUSY
+ * when its context's lock is held (_hwtap_perf_read_locked()). */
+static int _hwtap_perf_read_task(struct hwtap_perf *p, struct task_struct *task, u64 *value)
 {
 	struct perf_event_context *ctx;
 	struct perf_event *event;
-	bool found = false;
-	int i;
+	int i, rc = -ENOENT;
 
 	lockdep_assert_irqs_disabled();
 	rcu_read_lock();	/* a context is freed after a grace period */
-	for (i = 0; i < _HWTAP_TASK_PERF_CTXS && !found; i++) {
+	for (i = 0; i < _HWTAP_TASK_PERF_CTXS && rc == -ENOENT; i++) {
 		ctx = READ_ONCE(_hwtap_task_perf_ctx(task, i));
-		if (!ctx)
+		if (!ctx || !raw_spin_trylock(&ctx->lock)) {
+			rc = ctx ? -EBUSY : rc;
 			continue;
-		raw_spin_lock(&ctx->lock);
+		}
 		list_for_each_entry(event, &ctx->event_list, event_entry) {
 			/* ours, or (a group's, opened by hwtap-run) marked with P's cookie */
 			if (p->cookie ? event->attr.sig_data != p->cookie :
@@ -224,47 +246,43 @@ static bool _hwtap_perf_read_task(struct hwtap_perf *p, struct task_struct *task
 			    event->oncpu == smp_processor_id())
 				event->pmu->read(event);
 			*value = local64_read(&event->count);
-			found = true;
+			rc = 0;
 			break;
 		}
 		raw_spin_unlock(&ctx->lock);
 	}
 	rcu_read_unlock();
-	return found;
+	return rc;
 }
 
 /* @perf("NAME") in a process or kprobe probe's handler (preemption disabled; a kprobe's
  * may be in an interrupt or NMI, reading the interrupted thread's): the calling thread's
  * own count, exact and unscaled, read in place with no IPI and no wait; for a
- * system-wide counter, this CPU's. A counter the thread has no event of
- * (a .process counter of another process) reads the snapshot, as elsewhere. */
+ * system-wide counter, this CPU's. A counter the thread has no event of (a .process
+ * counter of another process), and a read where perf holds the event's context (an NMI,
+ * or a probe inside perf's own scheduling of events: _hwtap_perf_read_locked()), read
+ * the snapshot, as elsewhere. */
 static __maybe_unused int64_t _hwtap_perf_value_self(struct hwtap_perf *p)
 {
 	struct perf_event *event;
 	unsigned long flags;
-	bool found = false;
+	int rc = -ENOENT;
 	u64 value = 0;
 
-	/* (a kprobe's handler in an NMI: the NMI may have come in while this CPU held the
-	 * context's lock; the snapshot then) */
+	/* (a kprobe's handler in an NMI: the NMI may have come in anywhere in perf) */
 	if (in_nmi())
 		return _hwtap_perf_value(p);
 	local_irq_save(flags);
 	if (p->target || p->exec_path) {
-		found = _hwtap_perf_read_task(p, current, &value);
+		rc = _hwtap_perf_read_task(p, current, &value);
 	} else if (p->events) {
 		/* the CPU is online while we run on it: its slot's event stays */
 		event = READ_ONCE(this_cpu_ptr(p->events)->event);
-		if (event) {
-			if (event->state == PERF_EVENT_STATE_ACTIVE &&
-			    event->oncpu == smp_processor_id())
-				event->pmu->read(event);
-			value = local64_read(&event->count);
-			found = true;
-		}
+		if (event)
+			rc = _hwtap_perf_read_locked(event, &value);
 	}
 	local_irq_restore(flags);
-	return found ? (int64_t)min_t(u64, value, S64_MAX) : _hwtap_perf_value(p);
+	return rc ? _hwtap_perf_value(p) : (int64_t)min_t(u64, value, S64_MAX);
 }
 
 /* The counter .counter("NAME") of the session, or NULL; any context. */
@@ -1179,7 +1197,8 @@ static int _hwtap_perf_group_line(struct hwtap_perf *table, int n, int leader, c
 	}
 	if (!rc && taken != m)
 		rc = -EINVAL;
-	for (i = 0; i < taken && !rc; i++) {
+	/* I: how many were kept (a failed keep leaves files[i] ours) */
+	for (i = 0; i < taken && !rc; i += !rc) {
 		rc = _hwtap_perf_keep_file(&table[members[i]], files[i]);
 		if (!rc)
 			table[members[i]].cookie = cookie + members[i];

@@ -898,7 +898,37 @@ static atomic_t _hwtap_exec_pending;		/* task_works added, not yet run */
 static DECLARE_WAIT_QUEUE_HEAD(_hwtap_exec_idle);
 static struct tracepoint *_hwtap_exec_tp;	/* while registered */
 
-/* The task_work of an exec: the task's event, if its probe has room. */
+/* Whether current has an event of P already: one it inherited from the process that
+ * started it (a followed process that runs PATH again: a shell script's shell, make's
+ * make), which survives exec and goes on counting it. Process context: perf holds no
+ * lock of current's here. */
+static bool _hwtap_perf_has_event(struct hwtap_perf *p)
+{
+	struct perf_event_context *ctx;
+	struct perf_event *event;
+	unsigned long flags;
+	bool found = false;
+	int i;
+
+	rcu_read_lock();	/* a context is freed after a grace period */
+	for (i = 0; i < _HWTAP_TASK_PERF_CTXS && !found; i++) {
+		ctx = READ_ONCE(_hwtap_task_perf_ctx(current, i));
+		if (!ctx)
+			continue;
+		raw_spin_lock_irqsave(&ctx->lock, flags);
+		list_for_each_entry(event, &ctx->event_list, event_entry) {
+			if (event->overflow_handler_context == p) {
+				found = true;
+				break;
+			}
+		}
+		raw_spin_unlock_irqrestore(&ctx->lock, flags);
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/* The task_work of an exec: the task's event, if it has none of P yet and P has room. */
 static void _hwtap_perf_exec_attach(struct callback_head *work)
 {
 	struct hwtap_exec_attach *a = container_of(work, struct hwtap_exec_attach, work);
@@ -906,7 +936,8 @@ static void _hwtap_perf_exec_attach(struct callback_head *work)
 	unsigned long flags;
 
 	/* task_works also run when a task exits before it got to user space */
-	if (!(current->flags & PF_EXITING) && _hwtap_perf_add_task(p, current))
+	if (!(current->flags & PF_EXITING) && !_hwtap_perf_has_event(p) &&
+	    _hwtap_perf_add_task(p, current))
 		atomic_inc(&p->tasks_missed);
 	raw_spin_lock_irqsave(&_hwtap_exec_lock, flags);
 	a->busy = false;

@@ -91,16 +91,22 @@ static atomic_t _hwtap_tasks_unfollowed;		/* no room for them */
 
 static struct tracepoint *_hwtap_tp_fork, *_hwtap_tp_exec, *_hwtap_tp_exit;
 
-/* The targets' bits of a task that runs INODE's program. */
-static u64 _hwtap_task_match(const struct inode *inode)
+/* The targets' bits of a task that runs the program whose inode is INODE, and REAL the
+ * inode below it (overlayfs: a container's programs; else INODE itself), NULL if not
+ * known. A target matches by the file its path names (a merged overlay path, as exec
+ * opens it: INODE) or by the file below it (a layer's own path: REAL). */
+static u64 _hwtap_task_match(const struct inode *inode, const struct inode *real)
 {
 	u64 bits = _hwtap_task_every;
 	int i;
 
-	for (i = 0; inode && i < _hwtap_task_ntargets; i++)
+	for (i = 0; inode && i < _hwtap_task_ntargets; i++) {
+		struct dentry *d = _hwtap_task_targets[i].file.dentry;
+
 		if (_hwtap_task_targets[i].resolved &&
-		    d_real_inode(_hwtap_task_targets[i].file.dentry) == inode)
+		    (d_inode(d) == inode || d_real_inode(d) == (real ? real : inode)))
 			bits |= 1ULL << i;
+	}
 	return bits;
 }
 
@@ -264,7 +270,8 @@ static void _hwtap_tasks_fork(void *data, struct task_struct *parent,
 static void _hwtap_tasks_exec(void *data, struct task_struct *task, pid_t old_pid,
 			      struct linux_binprm *bprm)
 {
-	u64 now = _hwtap_task_match(file_inode(bprm->file));
+	u64 now = _hwtap_task_match(file_inode(bprm->file),
+				    d_real_inode(bprm->file->f_path.dentry));
 	bool last;
 	u64 was = _hwtap_followed_gone(old_pid, task->tgid, true, &last);
 
@@ -305,7 +312,9 @@ static void _hwtap_tasks_scan(void)
 			inode = exe ? file_inode(exe) : NULL;
 		}
 		task_unlock(t);
-		bits = _hwtap_task_match(inode);
+		/* (no reference to the file here, so no look below it: a program started
+		 * by a layer's own path is found at its next exec, not now) */
+		bits = _hwtap_task_match(inode, NULL);
 		if (t->tgid == _hwtap_target)
 			bits |= _hwtap_task_family;
 		_hwtap_task_found(t, bits, t->mm != current->mm);

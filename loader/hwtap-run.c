@@ -533,8 +533,12 @@ static int unload(Run *r)
 			break;
 		usleep(10000);
 	}
-	run_error("cannot unload module %s (from %s): %s; 'rmmod %s' may", r->mi.name, r->ko,
-	      strerror(errno), r->mi.name);
+	if (errno == EAGAIN || errno == EBUSY)  /* pinned (runtime/taskwork.h), or in use */
+		run_error("cannot unload module %s yet: it is in use (the warnings above may say "
+			  "by what); 'rmmod %s' unloads it once it is not", r->mi.name, r->mi.name);
+	else
+		run_error("cannot unload module %s (from %s): %s; 'rmmod %s' may", r->mi.name,
+			  r->ko, strerror(errno), r->mi.name);
 	return -1;
 }
 

@@ -298,6 +298,8 @@ static __printf(1, 2) __maybe_unused void _hwtap_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+#include "taskwork.h"		/* (uses _hwtap_warn) */
+
 /* A note about the session's choices, "hwtap: MESSAGE" on stderr, under hwtap -v only. */
 static __printf(1, 2) __maybe_unused void _hwtap_note(const char *fmt, ...)
 {
@@ -478,6 +480,7 @@ static void _hwtap_session_exit(void)
 	struct hwtap_session *s = &_hwtap_session;
 
 	_hwtap_session_stop();
+	_hwtap_twork_exit();	/* callbacks a stop left behind: out of this module's code */
 	/* In this order: the poll and the irq_work queue stop_work, an end probe the irq_work. */
 	cancel_delayed_work_sync(&s->poll_work);
 	irq_work_sync(&s->exit_work);

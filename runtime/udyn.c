@@ -75,6 +75,8 @@ struct hwtap_udyn_waiter {
 	struct callback_head work;
 	int slot;
 	bool busy;
+	pid_t pid;			/* the task it waits in, for the stop's warning */
+	char comm[TASK_COMM_LEN];
 };
 
 static struct hwtap_udyn *_hwtap_udyn;		/* HWTAP_UDYN_FILES slots, while started */
@@ -91,8 +93,7 @@ static DECLARE_WAIT_QUEUE_HEAD(_hwtap_udyn_readq);	/* the reader's poll */
 static DECLARE_WAIT_QUEUE_HEAD(_hwtap_udyn_doneq);	/* tables settled */
 static struct irq_work _hwtap_udyn_wake;		/* wakes readq from a kprobe */
 static struct hwtap_udyn_waiter _hwtap_udyn_waiters[HWTAP_UDYN_WAITERS];
-static atomic_t _hwtap_udyn_pending;			/* task_works added, not run */
-static DECLARE_WAIT_QUEUE_HEAD(_hwtap_udyn_idle);
+static struct hwtap_twork _hwtap_udyn_tworks;		/* their task_works (taskwork.h) */
 
 /* The table of module MOD (HWTAP_UMODS on: a slot here), NULL while it has none. */
 static const struct hwtap_umod *_hwtap_umod(int mod)
@@ -185,19 +186,23 @@ static bool _hwtap_udyn_settled(const struct hwtap_udyn *d)
 static void _hwtap_udyn_wait(struct callback_head *work)
 {
 	struct hwtap_udyn_waiter *w = container_of(work, struct hwtap_udyn_waiter, work);
-	struct hwtap_udyn *d = &_hwtap_udyn[w->slot];
 	unsigned long flags;
+	int idx;
 
-	if (!(current->flags & PF_EXITING) &&
-	    !wait_event_killable_timeout(_hwtap_udyn_doneq, _hwtap_udyn_settled(d),
-					 msecs_to_jiffies(HWTAP_UDYN_WAIT_MS)))
-		atomic_inc(&_hwtap_udyn_late);
+	/* (after the stop: the slots may be gone; only the count is ours to touch) */
+	if (_hwtap_twork_begin(&_hwtap_udyn_tworks, &idx)) {
+		struct hwtap_udyn *d = &_hwtap_udyn[w->slot];
+
+		if (!(current->flags & PF_EXITING) &&
+		    !wait_event_killable_timeout(_hwtap_udyn_doneq, _hwtap_udyn_settled(d),
+						 msecs_to_jiffies(HWTAP_UDYN_WAIT_MS)))
+			atomic_inc(&_hwtap_udyn_late);
+		_hwtap_twork_end(idx);
+	}
 	raw_spin_lock_irqsave(&_hwtap_umaps_lock, flags);
 	w->busy = false;
 	raw_spin_unlock_irqrestore(&_hwtap_umaps_lock, flags);
-	/* the stop waits for this, then for every task to leave this module's code */
-	if (atomic_dec_and_test(&_hwtap_udyn_pending))
-		wake_up(&_hwtap_udyn_idle);
+	_hwtap_twork_done(&_hwtap_udyn_tworks);	/* the last touch of module memory */
 }
 
 /* In the task that mapped module MOD's file: it waits for the table on its way back to
@@ -220,20 +225,21 @@ static void _hwtap_udyn_wait_later(int mod)
 	if (w) {
 		w->busy = true;
 		w->slot = slot;
+		w->pid = current->pid;
+		strscpy(w->comm, current->comm, sizeof(w->comm));	/* its own: no lock */
 	}
 	raw_spin_unlock_irqrestore(&_hwtap_umaps_lock, flags);
 	if (!w)
 		return;		/* as many tasks wait already: this one goes on */
-	atomic_inc(&_hwtap_udyn_pending);
+	_hwtap_twork_queued(&_hwtap_udyn_tworks);
 	init_task_work(&w->work, _hwtap_udyn_wait);
 	if (!task_work_add(current, &w->work, TWA_RESUME))
 		return;
 	raw_spin_lock_irqsave(&_hwtap_umaps_lock, flags);	/* exiting */
 	w->busy = false;
 	raw_spin_unlock_irqrestore(&_hwtap_umaps_lock, flags);
-	/* no wake_up() here (a wait queue's lock sleeps on PREEMPT_RT, and this runs with
-	 * preemption off): the stop waits for the count only once the kprobe is gone */
-	atomic_dec(&_hwtap_udyn_pending);
+	/* (the stop looks at the count only once the kprobe is gone: not yet) */
+	_hwtap_twork_done(&_hwtap_udyn_tworks);
 }
 
 /* ---- the reader's file --------------------------------------------------------------------- */
@@ -492,6 +498,7 @@ static int _hwtap_udyn_start(void)
 		return -ENOMEM;
 	init_irq_work(&_hwtap_udyn_wake, _hwtap_udyn_wake_reader);
 	_hwtap_udyn_stopping = false;
+	_hwtap_twork_restart(&_hwtap_udyn_tworks);
 	mutex_lock(&_hwtap_udyn_mutex);
 	_hwtap_udyn_n = 0;
 	WRITE_ONCE(_hwtap_udyn, slots);
@@ -517,7 +524,7 @@ static void _hwtap_udyn_settle_start(void)
 static void _hwtap_udyn_stop(void)
 {
 	struct hwtap_udyn *slots;
-	int i, n, late = atomic_read(&_hwtap_udyn_late);
+	int i, n, left, late = atomic_read(&_hwtap_udyn_late);
 	int files = atomic_read(&_hwtap_udyn_refused_files);
 	int bytes = atomic_read(&_hwtap_udyn_refused_bytes);
 
@@ -526,14 +533,20 @@ static void _hwtap_udyn_stop(void)
 	WRITE_ONCE(_hwtap_udyn_stopping, true);
 	wake_up_all(&_hwtap_udyn_doneq);
 	/* a task_work runs as its task leaves mmap() or exec(), soon, the wait cut short
-	 * above; not while a debugger keeps the task stopped there */
-	if (!wait_event_timeout(_hwtap_udyn_idle, !atomic_read(&_hwtap_udyn_pending), 5 * HZ)) {
-		_hwtap_warn("user symbols: waiting for %d processes that mapped a file to go "
-			    "on (stopped by a debugger?) before the session can stop",
-			    atomic_read(&_hwtap_udyn_pending));
-		wait_event(_hwtap_udyn_idle, !atomic_read(&_hwtap_udyn_pending));
+	 * above; one whose task is held elsewhere runs later, touching no slot */
+	left = _hwtap_twork_stop(&_hwtap_udyn_tworks);
+	if (!left)
+		synchronize_rcu_tasks();	/* the last task_works are past their count */
+	for (i = 0; left && i < HWTAP_UDYN_WAITERS; i++) {
+		struct hwtap_udyn_waiter *w = &_hwtap_udyn_waiters[i];
+		char who[64];
+
+		if (!READ_ONCE(w->busy))
+			continue;
+		_hwtap_twork_who(who, sizeof(who), w->pid, w->comm);
+		_hwtap_twork_warn("user symbols: ", left, who, "mapped a file for execution");
+		break;
 	}
-	synchronize_rcu_tasks();	/* the last task_works are past their wake */
 	irq_work_sync(&_hwtap_udyn_wake);
 	mutex_lock(&_hwtap_udyn_mutex);
 	n = _hwtap_udyn_n;

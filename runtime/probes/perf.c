@@ -890,12 +890,13 @@ struct hwtap_exec_attach {
 	struct callback_head work;
 	struct hwtap_perf *p;
 	bool busy;
+	pid_t pid;			/* the task it runs in, for the stop's warning */
+	char comm[TASK_COMM_LEN];
 };
 static struct hwtap_exec_attach _hwtap_exec_slots[HWTAP_EXEC_QUEUE];
 /* raw: taken in a tracepoint callback, with preemption off even on PREEMPT_RT */
 static DEFINE_RAW_SPINLOCK(_hwtap_exec_lock);
-static atomic_t _hwtap_exec_pending;		/* task_works added, not yet run */
-static DECLARE_WAIT_QUEUE_HEAD(_hwtap_exec_idle);
+static struct hwtap_twork _hwtap_exec_tworks;	/* their task_works (taskwork.h) */
 static struct tracepoint *_hwtap_exec_tp;	/* while registered */
 
 /* Whether current has an event of P already: one it inherited from the process that
@@ -934,18 +935,20 @@ static void _hwtap_perf_exec_attach(struct callback_head *work)
 	struct hwtap_exec_attach *a = container_of(work, struct hwtap_exec_attach, work);
 	struct hwtap_perf *p = a->p;
 	unsigned long flags;
+	int idx;
 
-	/* task_works also run when a task exits before it got to user space */
-	if (!(current->flags & PF_EXITING) && !_hwtap_perf_has_event(p) &&
-	    _hwtap_perf_add_task(p, current))
-		atomic_inc(&p->tasks_missed);
+	/* task_works also run when a task exits before it got to user space; after the
+	 * stop, the probe's events are gone: only the count is ours to touch */
+	if (_hwtap_twork_begin(&_hwtap_exec_tworks, &idx)) {
+		if (!(current->flags & PF_EXITING) && !_hwtap_perf_has_event(p) &&
+		    _hwtap_perf_add_task(p, current))
+			atomic_inc(&p->tasks_missed);
+		_hwtap_twork_end(idx);
+	}
 	raw_spin_lock_irqsave(&_hwtap_exec_lock, flags);
 	a->busy = false;
 	raw_spin_unlock_irqrestore(&_hwtap_exec_lock, flags);
-	/* the stop waits for this, then for every task to leave this module's code
-	 * (synchronize_rcu_tasks), as we still run in it after the wake */
-	if (atomic_dec_and_test(&_hwtap_exec_pending))
-		wake_up(&_hwtap_exec_idle);
+	_hwtap_twork_done(&_hwtap_exec_tworks);	/* the last touch of module memory */
 }
 
 /* sched_process_exec, in the task that executed BPRM's file (preemption off): for each
@@ -971,22 +974,24 @@ static void _hwtap_perf_exec(void *data, struct task_struct *task, pid_t old_pid
 		if (a) {
 			a->busy = true;
 			a->p = p;
+			a->pid = task->pid;
+			strscpy(a->comm, task->comm, sizeof(a->comm));	/* current's: no lock */
 		}
 		raw_spin_unlock_irqrestore(&_hwtap_exec_lock, flags);
 		if (!a) {
 			atomic_inc(&p->tasks_missed);
 			continue;
 		}
-		atomic_inc(&_hwtap_exec_pending);
+		_hwtap_twork_queued(&_hwtap_exec_tworks);
 		init_task_work(&a->work, _hwtap_perf_exec_attach);
 		if (!task_work_add(task, &a->work, TWA_RESUME))
 			continue;
-		/* the task is exiting: nothing to count (no wake_up(): its wait queue's lock
-		 * sleeps on PREEMPT_RT, and the stop waits only once this callback is gone) */
+		/* the task is exiting: nothing to count (the stop looks at the count only
+		 * once this callback is gone) */
 		raw_spin_lock_irqsave(&_hwtap_exec_lock, flags);
 		a->busy = false;
 		raw_spin_unlock_irqrestore(&_hwtap_exec_lock, flags);
-		atomic_dec(&_hwtap_exec_pending);
+		_hwtap_twork_done(&_hwtap_exec_tworks);
 	}
 }
 
@@ -1006,6 +1011,7 @@ static int _hwtap_perf_watch_execs(struct hwtap_perf *table, int n)
 				    table[i].exec_path);
 		return -ENOENT;
 	}
+	_hwtap_twork_restart(&_hwtap_exec_tworks);
 	rc = tracepoint_probe_register(_hwtap_exec_tp, _hwtap_perf_exec, NULL);
 	if (rc) {
 		_hwtap_script_error("%s (%s): cannot watch the sched_process_exec tracepoint "
@@ -1019,22 +1025,29 @@ static int _hwtap_perf_watch_execs(struct hwtap_perf *table, int n)
  * task is still in this module's code. */
 static void _hwtap_perf_unwatch_execs(void)
 {
+	int k, left;
+
 	if (!_hwtap_exec_tp)
 		return;
 	tracepoint_probe_unregister(_hwtap_exec_tp, _hwtap_perf_exec, NULL);
 	/* pairs with the handlers that were running: none runs after this */
 	tracepoint_synchronize_unregister();
 	_hwtap_exec_tp = NULL;
-	/* a task_work runs as its task leaves exec() or exits, soon; not while a debugger
-	 * keeps the task stopped at its exec: then we wait, and say so */
-	if (!wait_event_timeout(_hwtap_exec_idle, !atomic_read(&_hwtap_exec_pending), 5 * HZ)) {
-		_hwtap_warn("waiting for %d processes that executed a followed program to leave "
-			    "exec() (stopped by a debugger?) before the session can stop",
-			    atomic_read(&_hwtap_exec_pending));
-		wait_event(_hwtap_exec_idle, !atomic_read(&_hwtap_exec_pending));
+	/* a task_work runs as its task leaves exec() or exits, soon; one whose task a
+	 * debugger keeps at its exec runs later, touching no event */
+	left = _hwtap_twork_stop(&_hwtap_exec_tworks);
+	if (!left)
+		synchronize_rcu_tasks();	/* the last are past their count */
+	for (k = 0; left && k < HWTAP_EXEC_QUEUE; k++) {
+		struct hwtap_exec_attach *a = &_hwtap_exec_slots[k];
+		char who[64];
+
+		if (!READ_ONCE(a->busy))
+			continue;
+		_hwtap_twork_who(who, sizeof(who), a->pid, a->comm);
+		_hwtap_twork_warn("", left, who, "executed a followed program");
+		break;
 	}
-	/* the last task_works are past their wake, maybe not yet out of their code */
-	synchronize_rcu_tasks();
 }
 
 /* A .process("PATH") probe: PATH resolved, and its event known to be creatable here.

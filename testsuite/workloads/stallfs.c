@@ -1,9 +1,13 @@
-/* stallfs.c - a FUSE file system whose one file is never opened, for usyms.exp: it answers
- * what a lookup and stat of MOUNT/f need (INIT, LOOKUP, GETATTR, STATFS) and never
- * answers OPEN or READ, as a user's FUSE server may do to whoever reads its files.
+/* stallfs.c - a FUSE file system whose one file is never read: it answers what a lookup
+ * and stat of MOUNT/f need (INIT, LOOKUP, GETATTR, STATFS) and never answers READ, nor
+ * OPEN unless asked to, as a user's FUSE server may do to whoever reads its files. For
+ * usyms.exp (built for the host as testsuite/lib/stallfs) and runok's records (/root/
+ * stallfs in the guest).
  *
- *   stallfs MOUNT      mounts (allow_other, as /etc/fuse.conf's user_allow_other lets a
- *                      user) and serves until killed; then `umount -l MOUNT`.
+ *   stallfs MOUNT [open]   mounts (allow_other, as /etc/fuse.conf's user_allow_other lets
+ *                          a user) and serves until killed (then `umount -l MOUNT`);
+ *                          with "open" it answers OPEN, so that the file opens and its
+ *                          first read waits.
  *
  * Speaks /dev/fuse itself (linux/fuse.h): no libfuse. */
 #define _GNU_SOURCE
@@ -16,6 +20,7 @@
 #include <unistd.h>
 
 static int dev;
+static int opens;	/* OPEN answered */
 
 static void reply(const struct fuse_in_header *in, int error, const void *body, size_t len)
 {
@@ -73,7 +78,13 @@ static void serve(const struct fuse_in_header *in, const void *arg)
 		reply(in, 0, &s, sizeof(s));
 		break;
 	}
-	case FUSE_OPEN: case FUSE_READ:         /* never answered */
+	case FUSE_OPEN:
+		if (opens) {
+			struct fuse_open_out o = { .fh = 1 };
+			reply(in, 0, &o, sizeof(o));
+		}
+		break;
+	case FUSE_READ:                         /* never answered */
 	case FUSE_FORGET: case FUSE_BATCH_FORGET: case FUSE_INTERRUPT:
 		break;
 	default:
@@ -83,10 +94,11 @@ static void serve(const struct fuse_in_header *in, const void *arg)
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: stallfs MOUNT\n");
+	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "open"))) {
+		fprintf(stderr, "usage: stallfs MOUNT [open]\n");
 		return 2;
 	}
+	opens = argc == 3;
 	dev = open("/dev/fuse", O_RDWR | O_CLOEXEC);
 	if (dev < 0) {
 		perror("stallfs: /dev/fuse");

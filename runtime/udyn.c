@@ -377,6 +377,8 @@ static int _hwtap_udyn_fill(struct hwtap_udyn *d, const u64 *hdr, const char __u
 			goto fault;
 	}
 	for (i = 0; i < nsyms; i++, buf += 16) {
+		if (!(i & 4095))
+			cond_resched();		/* up to 4M of them */
 		if (copy_from_user(pair, buf, 16))
 			goto fault;
 		if ((i && pair[0] <= last) || pair[1] >= names_len)
@@ -501,7 +503,8 @@ static int _hwtap_udyn_start(void)
 	_hwtap_twork_restart(&_hwtap_udyn_tworks);
 	mutex_lock(&_hwtap_udyn_mutex);
 	_hwtap_udyn_n = 0;
-	WRITE_ONCE(_hwtap_udyn, slots);
+	/* pairs with the READ_ONCE() of lookups in any context: the zeroed slots first */
+	smp_store_release(&_hwtap_udyn, slots);
 	mutex_unlock(&_hwtap_udyn_mutex);
 	return 0;
 }

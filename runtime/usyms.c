@@ -360,7 +360,12 @@ static void _hwtap_umaps_scan(void)
 		if (mm) {
 			VMA_ITERATOR(vmi, mm, 0);
 
-			mmap_read_lock(mm);
+			/* (killable: the start's writer may be killed meanwhile) */
+			if (mmap_read_lock_killable(mm)) {
+				mmput(mm);
+				put_task_struct(tasks[i]);
+				continue;
+			}
 			for_each_vma(vmi, vma) {
 				int mod = _hwtap_umod_of_vma(vma, tasks[i]->tgid, true);
 

@@ -191,6 +191,9 @@ CONFIG_ACPI_APEI=y
 CONFIG_ACPI_APEI_GHES=y
 CONFIG_PSTORE=y
 CONFIG_PSTORE_RAM=m
+# (runok's records of programs in overlayfs and of a FUSE file that never answers)
+CONFIG_FUSE_FS=m
+CONFIG_OVERLAY_FS=m
 CONFIG_DEBUG_FS=y
 CONFIG_PROC_FS=y
 CONFIG_SYSFS=y

@@ -439,6 +439,9 @@ static int _hwtap_check_params(void)
 	return 0;
 }
 
+/* The wait queue the EXTRA files' poll uses, if any (their proc function sets it). */
+static wait_queue_head_t *_hwtap_proc_extra_wq;
+
 static int _hwtap_session_init(int (*proc_extra)(struct proc_dir_entry *dir))
 {
 	struct hwtap_session *s = &_hwtap_session;
@@ -487,6 +490,11 @@ static void _hwtap_session_exit(void)
 	cancel_work_sync(&s->stop_work);
 	_hwtap_transport_drain();
 	proc_remove(s->dir);
+	/* an epoll watch on a file outlives the module's wait queues unless told: POLLFREE
+	 * takes its entry off (no new one is added once the files are gone) */
+	wake_up_pollfree(&_hwtap_transport.read_wq);
+	if (_hwtap_proc_extra_wq)
+		wake_up_pollfree(_hwtap_proc_extra_wq);
 	hwtap_ctl_command(NULL);	/* no more lines: what the start did not take */
 	_hwtap_panic_exit();
 	_hwtap_transport_free();

@@ -483,6 +483,7 @@ static int _hwtap_udyn_proc(struct proc_dir_entry *dir)
 {
 	if (!HWTAP_UDYN_FILES)
 		return 0;
+	_hwtap_proc_extra_wq = &_hwtap_udyn_readq;	/* POLLFREE at the module's exit */
 	return proc_create(HWTAP_PROC_USYMS, 0600, dir, &_hwtap_udyn_ops) ? 0 : -ENOMEM;
 }
 

@@ -135,12 +135,14 @@ void prom_seen_reset(PromSeen *seen);
 /* ---- usyms.c: the symbols of the files a module asks about (runtime/udyn.c) ----------- */
 
 /* What one file may cost: its size; its reader's address space, CPU seconds and seconds
- * (then it is killed); the answer (a session holds no more: HWTAP_UDYN_BYTES); the
+ * (then it is killed, see usyms.c); the answer (a session holds no more: HWTAP_UDYN_BYTES); the
  * requests waiting for a reader. hwtap-run(8) SECURITY states them. */
 #define USYMS_FILE_MAX (1LL << 31)
 #define USYMS_MEM_MAX (1UL << 30)
 #define USYMS_CPU_MAX 4
-#define USYMS_TIME_MAX 5
+#define USYMS_TIME_MAX 5        /* then looked at every USYMS_STALL_CHECK s: */
+#define USYMS_STALL_CHECK 2     /* no CPU used in that time: left behind */
+#define USYMS_TIME_CAP 30       /* CPU used all along: killed then */
 #define USYMS_ANSWER_MAX ((64UL << 20) + 48)
 #define USYMS_QUEUE_MAX 4096
 #define USYMS_STUCK_MAX 64
@@ -152,10 +154,13 @@ typedef struct {
 	size_t head, queued;
 	pid_t reader;                   /* reading the head request, or 0 */
 	int memfd;                      /* its answer */
-	double deadline;                /* CLOCK_MONOTONIC seconds: then it is left behind */
-	pid_t stuck[USYMS_STUCK_MAX];   /* readers left behind, until reaped (then 0) */
-	dev_t stuck_dev[USYMS_STUCK_MAX];       /* their files' devices: not tried again */
-	size_t nstuck;
+	double started, deadline;       /* CLOCK_MONOTONIC seconds: then it is looked at */
+	long ticks;                     /* its CPU time at the last look */
+	int checks;                     /* looks so far */
+	pid_t left[USYMS_STUCK_MAX];    /* readers left behind, not yet ended */
+	size_t nleft;
+	dev_t stalled[USYMS_STUCK_MAX]; /* devices where a reader made no progress */
+	size_t nstalled;
 } USymsServer;
 
 void usyms_init(USymsServer *s, const char *session, int verbose);

@@ -8,9 +8,10 @@
  * relay never waits for a reader: it polls, and a reader past its time is killed (a FUSE
  * server that never answers makes a reader wait, not the session). Requests wait their
  * turn in a queue (USYMS_QUEUE_MAX; past it, answered GONE: asked again at the file's
- * next mapping); one reader runs at a time. A reader past its time is left behind, not
- * waited for, and no file on its device is tried again in the session (USYMS_STUCK_MAX
- * such readers at most: then no more are started).
+ * next mapping); one reader runs at a time. A reader past its time that still uses CPU
+ * gets more, up to a cap; one that makes no progress is left behind, not waited for, and
+ * no file on its device is tried again in the session (USYMS_STUCK_MAX readers left
+ * behind at once at most: then no more are started).
  *
  * A reader, in order:
  *   - refuses files on FUSE file systems before any access to the file (the device in
@@ -30,8 +31,9 @@
  *     reading, not the reader with SIGBUS), libelf's checks and lib/usymtab.c's bounds
  *     between its bytes and the answer.
  * The relay checks the answer's size, magic and request before it writes it; the module
- * checks every bound and order again. A reader that fails, is killed or runs past
- * USYMS_TIME_MAX seconds (then killed) is answered NONE: that file goes unnamed. */
+ * checks every bound and order again. A reader that fails or is killed (past its CPU
+ * time, past USYMS_TIME_CAP seconds, or making no progress after USYMS_TIME_MAX) is
+ * answered NONE: that file goes unnamed. */
 #define _GNU_SOURCE             /* O_PATH, memfd_create, close_range */
 #include "loader.h"
 #include "usymtab.h"
@@ -388,7 +390,10 @@ static int start_reader(USymsServer *s)
 	}
 	s->reader = pid;
 	s->memfd = memfd;
-	s->deadline = now() + USYMS_TIME_MAX;
+	s->started = now();
+	s->deadline = s->started + USYMS_TIME_MAX;
+	s->ticks = 0;
+	s->checks = 0;
 	return 0;
 }
 
@@ -427,19 +432,57 @@ static int finish_reader(int ufd, USymsServer *s, int status)
 	return rc;
 }
 
-/* The head request's reader past its time: killed, and left behind rather than waited
- * for (a FUSE request its server has read is waited out even by a killed task, until the
- * server answers or dies); its device is remembered, so that the next file there is not
- * tried; answered NONE. */
-static int abandon_reader(int ufd, USymsServer *s)
+/* The CPU time the reader has used, in clock ticks (/proc/PID/stat's utime and stime,
+ * the 14th and 15th fields; the 2nd, the name, in parentheses), or -1. */
+static long reader_ticks(pid_t pid)
 {
+	char name[64], buf[1024];
+	snprintf(name, sizeof(name), "/proc/%d/stat", (int)pid);
+	int fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	unsigned long utime, stime;
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
+			 &stime) != 2)
+		return -1;
+	return (long)(utime + stime);
+}
+
+/* The head request's reader at its deadline: given USYMS_STALL_CHECK seconds more while
+ * it uses CPU (a busy machine, a large file: RLIMIT_CPU bounds that), up to
+ * USYMS_TIME_CAP in all; else killed, and left behind rather than waited for (a FUSE
+ * request its server has read is waited out even by a killed task, until the server
+ * answers or dies), answered NONE. One that made no progress is stuck where it reads:
+ * its device is remembered, so that the next file there is not tried. */
+static int overdue_reader(int ufd, USymsServer *s)
+{
+	long ticks = reader_ticks(s->reader);
+	bool moving = ticks > s->ticks || s->checks == 0;
+	if (moving && now() < s->started + USYMS_TIME_CAP) {
+		s->ticks = ticks;
+		s->checks++;
+		s->deadline = now() + USYMS_STALL_CHECK;
+		return 0;
+	}
 	Request r;
 	parse(s->queue[s->head], &r);
 	kill(s->reader, SIGKILL);
-	s->stuck[s->nstuck] = s->reader;
-	s->stuck_dev[s->nstuck++] = makedev(r.major, r.minor);
-	char why[64];
-	snprintf(why, sizeof(why), "not read: its reader took over %d s", USYMS_TIME_MAX);
+	s->left[s->nleft++] = s->reader;
+	char why[96];
+	if (moving) {
+		snprintf(why, sizeof(why), "not read: its reader took over %d s", USYMS_TIME_CAP);
+	} else {
+		if (s->nstalled < USYMS_STUCK_MAX)
+			s->stalled[s->nstalled++] = makedev(r.major, r.minor);
+		snprintf(why, sizeof(why), "not read: its reader made no progress in %d s",
+			 (int)(now() - s->started));
+	}
 	say(s, r.path, why);
 	close(s->memfd);
 	s->memfd = -1;
@@ -448,39 +491,41 @@ static int abandon_reader(int ufd, USymsServer *s)
 	return answer_status(ufd, &r, HWTAP_USYMS_NONE);
 }
 
-/* The readers left behind that have ended since: reaped (their devices stay remembered). */
-static void reap_stuck(USymsServer *s)
+/* The readers left behind that have ended since: reaped, their places free. */
+static void reap_left(USymsServer *s)
 {
-	for (size_t i = 0; i < s->nstuck; i++) {
-		if (s->stuck[i] && waitpid(s->stuck[i], NULL, WNOHANG) == s->stuck[i])
-			s->stuck[i] = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < s->nleft; i++) {
+		if (waitpid(s->left[i], NULL, WNOHANG) != s->left[i])
+			s->left[k++] = s->left[i];
 	}
+	s->nleft = k;
 }
 
-/* The running reader: reaped and answered if it ended, left behind if overdue. */
+/* The running reader: reaped and answered if it ended, looked at if overdue. */
 static void check_reader(int ufd, USymsServer *s)
 {
 	int status, rc = 0;
 	if (waitpid(s->reader, &status, WNOHANG) == s->reader)
 		rc = finish_reader(ufd, s, status);
 	else if (now() >= s->deadline)
-		rc = abandon_reader(ufd, s);
+		rc = overdue_reader(ufd, s);
 	if (rc && s->verbose)
 		fprintf(stderr, "hwtap-run: session %s: an answer for symbols: %s\n", s->session,
 			strerror(errno));
 }
 
-/* Why the head request gets no reader, or NULL: its device stalled a reader before, or
- * USYMS_STUCK_MAX readers have been left behind. */
+/* Why the head request gets no reader, or NULL: a reader on its device made no progress
+ * before, or USYMS_STUCK_MAX readers left behind have not ended. */
 static const char *no_reader(const USymsServer *s)
 {
 	Request r;
 	parse(s->queue[s->head], &r);
-	if (s->nstuck == USYMS_STUCK_MAX)
+	if (s->nleft == USYMS_STUCK_MAX)
 		return "not read: too many of its readers did not end";
-	for (size_t i = 0; i < s->nstuck; i++) {
-		if (s->stuck_dev[i] == makedev(r.major, r.minor))
-			return "not read: a file on its device made a reader wait past its time";
+	for (size_t i = 0; i < s->nstalled; i++) {
+		if (s->stalled[i] == makedev(r.major, r.minor))
+			return "not read: a reader of a file on its device made no progress";
 	}
 	return NULL;
 }
@@ -526,7 +571,7 @@ void usyms_init(USymsServer *s, const char *session, int verbose)
 
 int usyms_serve(USymsServer *s, int ufd)
 {
-	reap_stuck(s);
+	reap_left(s);
 	if (s->reader)
 		check_reader(ufd, s);
 	int rc = read_requests(ufd, s);
@@ -560,7 +605,7 @@ void usyms_finish(USymsServer *s)
 	/* a moment for them to end; the rest are left to init, never waited for */
 	for (int i = 0; i < 10 && s->reader && waitpid(s->reader, NULL, WNOHANG) == 0; i++)
 		usleep(10000);
-	reap_stuck(s);
+	reap_left(s);
 	while (s->queued)
 		pop(s);
 	s->reader = 0;

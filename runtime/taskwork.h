@@ -78,7 +78,7 @@ static inline void _hwtap_twork_done(struct hwtap_twork *t)
  * pinned until they have run (the caller says which tasks they are: _hwtap_twork_warn()).
  * In the module's exit (a session stopped by rmmod, not by its reader), nothing can pin
  * it: then it waits for them all, as long as it takes, and says so. */
-static int _hwtap_twork_stop(struct hwtap_twork *t)
+static __maybe_unused int _hwtap_twork_stop(struct hwtap_twork *t)
 {
 	unsigned long until = jiffies + msecs_to_jiffies(HWTAP_TWORK_WAIT_MS);
 	bool said = false;
@@ -112,7 +112,8 @@ static int _hwtap_twork_stop(struct hwtap_twork *t)
 
 /* What the stop says when it leaves N tasks behind: WHO lists some ("process 123
  * (map-exec)"), WHAT says what they did. */
-static void _hwtap_twork_warn(const char *prefix, int n, const char *who, const char *what)
+static __maybe_unused void _hwtap_twork_warn(const char *prefix, int n, const char *who,
+					     const char *what)
 {
 	_hwtap_warn("%s%s%s has not gone back to user space in %d ms since it %s (held in a "
 		    "file system that does not answer, or stopped by a debugger): the session "

@@ -6,7 +6,8 @@
  *
  * A task_work queued with TWA_RESUME runs when its task goes back to user space, and a
  * task may never get there: a local user can keep one inside mmap() of a FUSE file whose
- * server never answers, or a debugger at a ptrace stop. The kernel lets a module cancel
+ * server never answers (not at a ptrace or signal stop: ptrace_notify() and get_signal()
+ * run pending task_works first). The kernel lets a module cancel
  * none (task_work_cancel is not exported). So the stop waits HWTAP_TWORK_WAIT_MS at most;
  * then it names the tasks, and pins the module (a reference: delete_module says EBUSY,
  * never blocks) until the last of them has run its callback, which drops the pin. The
@@ -92,7 +93,7 @@ static __maybe_unused int _hwtap_twork_stop(struct hwtap_twork *t)
 		if (!said)
 			_hwtap_warn("the module is being unloaded: waiting for %d processes to "
 				    "go back to user space (held in a file system that does not "
-				    "answer, or stopped by a debugger?)", atomic_read(&t->pending));
+				    "answer?)", atomic_read(&t->pending));
 		said = true;
 		schedule_timeout_uninterruptible(msecs_to_jiffies(10));
 	}
@@ -115,12 +116,14 @@ static __maybe_unused int _hwtap_twork_stop(struct hwtap_twork *t)
 static __maybe_unused void _hwtap_twork_warn(const char *prefix, int n, const char *who,
 					     const char *what)
 {
-	_hwtap_warn("%s%s%s has not gone back to user space in %d ms since it %s (held in a "
-		    "file system that does not answer, or stopped by a debugger): the session "
-		    "stops without %s, and the module stays loaded until %s (unloading it "
-		    "says it is in use)", prefix, who, n > 1 ? " and others" : "",
-		    HWTAP_TWORK_WAIT_MS, what, n > 1 ? "them" : "it",
-		    n > 1 ? "they go on" : "it goes on");
+	bool more = n > 1;
+
+	_hwtap_warn("%s%s%s not gone back to user space in %d ms since %s %s (held in a file "
+		    "system that does not answer): the session stops without %s, and the "
+		    "module stays loaded until %s (unloading it says it is in use)", prefix,
+		    who, more ? " and others have" : " has", HWTAP_TWORK_WAIT_MS,
+		    more ? "they" : "it", what, more ? "them" : "it",
+		    more ? "they go on" : "it goes on");
 }
 
 /* "process PID (COMM)", for _hwtap_twork_warn(), into BUF. */

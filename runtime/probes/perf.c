@@ -1033,8 +1033,8 @@ static void _hwtap_perf_unwatch_execs(void)
 	/* pairs with the handlers that were running: none runs after this */
 	tracepoint_synchronize_unregister();
 	_hwtap_exec_tp = NULL;
-	/* a task_work runs as its task leaves exec() or exits, soon; one whose task a
-	 * debugger keeps at its exec runs later, touching no event */
+	/* a task_work runs as its task leaves exec() or exits, soon (a ptrace stop at the
+	 * exec runs it first); one whose task is held anyway runs later, touching no event */
 	left = _hwtap_twork_stop(&_hwtap_exec_tworks);
 	if (!left)
 		synchronize_rcu_tasks();	/* the last are past their count */

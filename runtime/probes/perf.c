@@ -1158,12 +1158,25 @@ static struct perf_event *_hwtap_perf_file_event(struct file *file)
 	return file->private_data;
 }
 
+/* Whether EVENT's type is TYPE as perf_event_open() was given it. Since 6.7 (perf: make
+ * cpu-clock and task-clock their own PMUs), a software cpu-clock or task-clock event has
+ * its attr.type rewritten to that PMU's dynamic type, which is past PERF_TYPE_MAX. */
+static bool _hwtap_perf_type_is(const struct perf_event *event, u32 type)
+{
+	u64 config = event->attr.config;
+
+	if (event->attr.type == type)
+		return true;
+	return type == PERF_TYPE_SOFTWARE && event->attr.type >= PERF_TYPE_MAX &&
+	       (config == PERF_COUNT_SW_CPU_CLOCK || config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
 /* Whether EVENT is what hwtap-run was to open for P, in group LEADER (NULL: it is the
  * leader), as instance COOKIE. */
 static bool _hwtap_perf_group_event_ok(struct hwtap_perf *p, struct perf_event *event,
 				       struct perf_event *leader, u64 cookie)
 {
-	if (event->attr.type != p->attr.type || event->attr.config != p->attr.config ||
+	if (!_hwtap_perf_type_is(event, p->attr.type) || event->attr.config != p->attr.config ||
 	    event->attr.config1 != p->attr.config1 || event->attr.config2 != p->attr.config2 ||
 	    event->attr.sig_data != cookie || event->group_leader != (leader ? leader : event))
 		return false;

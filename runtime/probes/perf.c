@@ -220,6 +220,14 @@ static int _hwtap_perf_read_locked(struct perf_event *event, u64 *value)
 	return 0;
 }
 
+/* Whether EVENT, in a task's context, is P's: ours (its overflow handler's context, which
+ * inherited copies keep), or a group's that hwtap-run opened, marked with P's cookie. */
+static bool _hwtap_perf_is_of(const struct hwtap_perf *p, const struct perf_event *event)
+{
+	return p->cookie ? event->attr.sig_data == p->cookie :
+			   event->overflow_handler_context == p;
+}
+
 /* TASK's own event of P (created for it or inherited from the task it came from), read
  * in place: TASK is current and IRQs are off. 0; -ENOENT when TASK has none; -EBUSY
  * when its context's lock is held (_hwtap_perf_read_locked()). */
@@ -238,9 +246,7 @@ static int _hwtap_perf_read_task(struct hwtap_perf *p, struct task_struct *task,
 			continue;
 		}
 		list_for_each_entry(event, &ctx->event_list, event_entry) {
-			/* ours, or (a group's, opened by hwtap-run) marked with P's cookie */
-			if (p->cookie ? event->attr.sig_data != p->cookie :
-			    event->overflow_handler_context != p)
+			if (!_hwtap_perf_is_of(p, event))
 				continue;
 			if (event->state == PERF_EVENT_STATE_ACTIVE &&
 			    event->oncpu == smp_processor_id())
@@ -918,7 +924,7 @@ static bool _hwtap_perf_has_event(struct hwtap_perf *p)
 			continue;
 		raw_spin_lock_irqsave(&ctx->lock, flags);
 		list_for_each_entry(event, &ctx->event_list, event_entry) {
-			if (event->overflow_handler_context == p) {
+			if (_hwtap_perf_is_of(p, event)) {
 				found = true;
 				break;
 			}

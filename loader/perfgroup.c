@@ -23,6 +23,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
@@ -80,20 +81,42 @@ static int online_cpus(int *cpus, int max)
 	return n;
 }
 
-/* The threads of process PID, from /proc/PID/task: how many, in TIDS (room for MAX). */
-static int threads_of(pid_t pid, int *tids, int max)
+/* The threads of a process, from its /proc/PID/task opened as TASKDIR: how many, in TIDS
+ * (room for MAX). */
+static int threads_of(int taskdir, int *tids, int max)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	DIR *d = opendir(path);
+	int fd = dup(taskdir);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	int n = 0;
-	if (!d)
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
+	}
 	for (struct dirent *e; (e = readdir(d)) && n < max;)
 		if (isdigit((unsigned char)e->d_name[0]))
 			tids[n++] = atoi(e->d_name);
 	closedir(d);
 	return n;
+}
+
+/* A tid is a number, and perf_event_open() opens on whichever task has it then: a thread of
+ * the target that exits after the listing can have its number taken by a thread of another
+ * process, which root would count into the script's output. So each thread is pinned
+ * first: its /proc/PID/task/TID, which exists only while TID is in PID's thread group, and
+ * whose inode holds the thread's struct pid, not the number. After the open, a lookup in
+ * the pinned directory still works only if that same thread is alive: it was the one
+ * opened. The pin, or -1 (not a thread of the target now). */
+static int thread_pin(int taskdir, int tid)
+{
+	char name[16];
+	snprintf(name, sizeof(name), "%d", tid);
+	return openat(taskdir, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+static bool thread_still(int pin)
+{
+	return faccessat(pin, "stat", F_OK, 0) == 0;
 }
 
 static void close_all(int *fds, int n)
@@ -179,14 +202,18 @@ static int open_group(const Member *m, int k, int ctl_fd, const char *module, pi
 	enum { INSTANCES_MAX = 65536 };
 	static int where[INSTANCES_MAX];
 	unsigned flags = 0;
-	int n, fds[GROUP_MAX], opened = 0, err = 0, failed = 0, fit = 0;
+	int n, fds[GROUP_MAX], opened = 0, err = 0, failed = 0, fit = 0, taskdir = -1;
 	char line[HWTAP_CTL_LINE_MAX];
 	for (int j = 0; j < k; j++)
 		flags |= m[j].flags;
 	if (m[0].target && target <= 0)
 		return 0;       /* the module says it needs -c or -x */
-	if (m[0].target)
-		n = threads_of(target, where, INSTANCES_MAX);
+	if (m[0].target) {
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)target);
+		taskdir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		n = taskdir >= 0 ? threads_of(taskdir, where, INSTANCES_MAX) : -1;
+	}
 	else if (m[0].cpu >= 0)
 		n = (where[0] = m[0].cpu, 1);
 	else
@@ -208,13 +235,22 @@ static int open_group(const Member *m, int k, int ctl_fd, const char *module, pi
 	}
 	for (int i = 0; i < n && !err; i++) {
 		int pid = m[0].target ? where[i] : -1, cpu = m[0].target ? -1 : where[i];
-		int j;
+		int j, pin = -1;
+		if (m[0].target && (pin = thread_pin(taskdir, pid)) < 0)
+			continue;       /* exited since the listing (its number may be another's) */
 		for (j = 0; j < k; j++) {
 			fds[j] = open_event(&m[j], j == 0, flags, cookie, pid, cpu,
 					    j ? fds[0] : -1);
 			if (fds[j] < 0)
 				break;
 		}
+		if (j == k && pin >= 0 && !thread_still(pin)) {
+			close_all(fds, k);      /* the tid was another task's by the open */
+			close(pin);
+			continue;
+		}
+		if (pin >= 0)
+			close(pin);
 		if (j == k) {
 			int len = snprintf(line, sizeof(line), HWTAP_CTL_PERF_GROUP " %d",
 					   m[0].leader);
@@ -224,8 +260,11 @@ static int open_group(const Member *m, int k, int ctl_fd, const char *module, pi
 			snprintf(line + len, sizeof(line) - len, "\n");
 			int rc = send_line(ctl_fd, line, module, why);
 			close_all(fds, k);      /* the module holds what it took */
-			if (rc)
+			if (rc) {
+				if (taskdir >= 0)
+					close(taskdir);
 				return rc;
+			}
 			opened++;
 			continue;
 		}
@@ -245,6 +284,8 @@ static int open_group(const Member *m, int k, int ctl_fd, const char *module, pi
 			}
 		}
 	}
+	if (taskdir >= 0)
+		close(taskdir);
 	if (!err && !opened) {
 		err = ESRCH;    /* every thread exited */
 		failed = m[0].index;

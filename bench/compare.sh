@@ -24,9 +24,10 @@
 #                                   empty handler; NOTRANS=1: no translation times;
 #                                   NOUPROBES=1: not bench/uprobes.sh's process probes;
 #                                   NOKERNEL=1: not bench/kprobes.sh's and
-#                                   bench/tracepoints.sh's kernel functions and tracepoints)
+#                                   bench/tracepoints.sh's kernel functions and tracepoints;
+#                                   TRANSONLY=1: the translation times alone, no guest)
 # Needs stap (through bench/stap-guest.sh) and bpftrace for their columns; takes about
-# 25 minutes. KEEP_OUT=FILE keeps the guest's raw lines.
+# 25 minutes (TRANSONLY=1: about 5). KEEP_OUT=FILE keeps the guest's raw lines.
 . "$(dirname "$0")/common.sh"
 rounds=${ROUNDS:-3}
 shift_=${SHIFT:-4}
@@ -54,6 +55,72 @@ have_stap=false
 if command -v stap > /dev/null; then have_stap=true; fi
 have_bpf=false
 if command -v bpftrace > /dev/null; then have_bpf=true; fi
+
+# Translation: wall-clock medians of 3 on the host, for the sa[k] operation's script.
+translations() {
+	wall() {        # COMMAND...: seconds, the median of 3 runs; "-" when it fails
+		if ! "$@" > "$tmp/wall.log" 2>&1; then
+			echo "($* failed:" "$(tail -2 "$tmp/wall.log"))" >&2
+			echo -
+			return
+		fi
+		for i in 1 2 3; do
+			local t0 t1
+			t0=$(date +%s.%N)
+			"$@" > /dev/null 2>&1 || true
+			t1=$(date +%s.%N)
+			awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }'
+		done | sort -g | sed -n 2p
+	}
+	script=$tmp/op5.stp
+	release=$("$hwtap" --list-kernels | awk '/  default:/ { print $1 }')
+	echo
+	printf '%-20s %10s %10s %11s   (host wall seconds, medians of 3)\n' translation hwtap stap \
+		hwtap/stap
+	cold_h() { XDG_CACHE_HOME=$(mktemp -d -p "$tmp") "$hwtap" -p4 -r "$release" "$script"; }
+	cold_s() { SYSTEMTAP_DIR=$(mktemp -d -p "$tmp") stap -R "$tmp/stap-runtime" -r "$release" \
+		-p4 "$script"; }
+	cache_h=$(mktemp -d -p "$tmp"); cache_s=$(mktemp -d -p "$tmp")
+	warm_h() { XDG_CACHE_HOME=$cache_h "$hwtap" -p4 -r "$release" "$script"; }
+	warm_s() { SYSTEMTAP_DIR=$cache_s stap -R "$tmp/stap-runtime" -r "$release" -p4 "$script"; }
+	# a module neither has built, each with its caches of the kernel warm (hwtap's features
+	# and kbuild's compiler probes, stap's autoconf tests): what a user's next script costs
+	new_h() { XDG_CACHE_HOME=$cache_h "$hwtap" -p4 -r "$release" -m "h_$(date +%s%N)" "$script"; }
+	new_s() { SYSTEMTAP_DIR=$cache_s stap -R "$tmp/stap-runtime" -r "$release" -p4 \
+		-m "s_$(date +%s%N)" "$script"; }
+	warm_h > /dev/null 2>&1 || :
+	! $have_stap || warm_s > /dev/null 2>&1 || :
+	for row in "-p2|$hwtap -p2 -r $release $script|stap -p2 -r $release $script" \
+		   "-p4 cold|cold_h|cold_s" \
+		   "-p4 new module|new_h|new_s" \
+		   "-p4 cached|warm_h|warm_s"; do
+		IFS='|' read -r label hc sc <<< "$row"
+		h=$(wall $hc)
+		s=-
+		! $have_stap || s=$(wall $sc)
+		awk -v l="$label" -v h="$h" -v s="$s" 'BEGIN {
+			f = "%.3f"
+			printf "%-20s %10s %10s %11s\n", l, (h == "-" ? "-" : sprintf(f, h)),
+			(s == "-" ? "-" : sprintf(f, s)),
+			(s == "-" || h == "-" || s == 0 ? "-" : sprintf("%.2f", h / s)) }'
+		[ "$s" = - ] || [ "$h" = - ] ||
+			worst_s+="$(awk -v h="$h" -v s="$s" 'BEGIN { printf "%.2f", h / s }') "
+	done
+}
+
+# TRANSONLY=1: the translation times alone (no guest): op 5's script and stap's runtime
+if [ -n "${TRANSONLY:-}" ]; then
+	printf '%s\nprobe perf.sw.page_faults.sample(1) { %s }\n' "global sa" "sa[cpu()] <<< 100" \
+		> "$tmp/op5.stp"
+	cp -r /usr/share/systemtap/runtime "$tmp/stap-runtime"
+	release=$("$hwtap" --list-kernels | awk '/  default:/ { print $1 }')
+	if grep -qs task_work_cancel_func \
+	   "/usr/src/linux-headers-${release%-amd64}-common/include/linux/task_work.h"; then
+		sed -i 's/\btask_work_cancel\b/task_work_cancel_func/g' "$tmp/stap-runtime/stp_task_work.c"
+	fi
+	translations
+	exit 0
+fi
 
 # Scripts and modules: op K is h_K.ko and s_K.ko; K's bpftrace program is bpf_K.
 guest_runs=""
@@ -170,54 +237,6 @@ if [ -n "${NOTRANS:-}" ]; then
 	worst
 	exit 0
 fi
-# Translation: wall-clock medians of 3 on the host.
-wall() {        # COMMAND...: seconds, the median of 3 runs; "-" when it fails
-	if ! "$@" > "$tmp/wall.log" 2>&1; then
-		echo "($* failed:" "$(tail -2 "$tmp/wall.log"))" >&2
-		echo -
-		return
-	fi
-	for i in 1 2 3; do
-		local t0 t1
-		t0=$(date +%s.%N)
-		"$@" > /dev/null 2>&1 || true
-		t1=$(date +%s.%N)
-		awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }'
-	done | sort -g | sed -n 2p
-}
-script=$tmp/op5.stp
-release=$("$hwtap" --list-kernels | awk '/  default:/ { print $1 }')
-echo
-printf '%-20s %10s %10s %11s   (host wall seconds, medians of 3)\n' translation hwtap stap \
-	hwtap/stap
-cold_h() { XDG_CACHE_HOME=$(mktemp -d -p "$tmp") "$hwtap" -p4 -r "$release" "$script"; }
-cold_s() { SYSTEMTAP_DIR=$(mktemp -d -p "$tmp") stap -R "$tmp/stap-runtime" -r "$release" \
-	-p4 "$script"; }
-cache_h=$(mktemp -d -p "$tmp"); cache_s=$(mktemp -d -p "$tmp")
-warm_h() { XDG_CACHE_HOME=$cache_h "$hwtap" -p4 -r "$release" "$script"; }
-warm_s() { SYSTEMTAP_DIR=$cache_s stap -R "$tmp/stap-runtime" -r "$release" -p4 "$script"; }
-# a module neither has built, each with its caches of the kernel warm (hwtap's features
-# and kbuild's compiler probes, stap's autoconf tests): what a user's next script costs
-new_h() { XDG_CACHE_HOME=$cache_h "$hwtap" -p4 -r "$release" -m "h_$(date +%s%N)" "$script"; }
-new_s() { SYSTEMTAP_DIR=$cache_s stap -R "$tmp/stap-runtime" -r "$release" -p4 \
-	-m "s_$(date +%s%N)" "$script"; }
-warm_h > /dev/null 2>&1 || :
-! $have_stap || warm_s > /dev/null 2>&1 || :
-for row in "-p2|$hwtap -p2 -r $release $script|stap -p2 -r $release $script" \
-	   "-p4 cold|cold_h|cold_s" \
-	   "-p4 new module|new_h|new_s" \
-	   "-p4 cached|warm_h|warm_s"; do
-	IFS='|' read -r label hc sc <<< "$row"
-	h=$(wall $hc)
-	s=-
-	! $have_stap || s=$(wall $sc)
-	awk -v l="$label" -v h="$h" -v s="$s" 'BEGIN {
-		f = "%.3f"
-		printf "%-20s %10s %10s %11s\n", l, (h == "-" ? "-" : sprintf(f, h)),
-		(s == "-" ? "-" : sprintf(f, s)),
-		(s == "-" || h == "-" || s == 0 ? "-" : sprintf("%.2f", h / s)) }'
-	[ "$s" = - ] || [ "$h" = - ] ||
-		worst_s+="$(awk -v h="$h" -v s="$s" 'BEGIN { printf "%.2f", h / s }') "
-done
+translations
 uprobes
 worst

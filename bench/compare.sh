@@ -78,16 +78,18 @@ translations() {
 	printf '%-20s %10s %10s %11s   (host wall seconds, medians of 3)\n' translation hwtap stap \
 		hwtap/stap
 	cold_h() { XDG_CACHE_HOME=$(mktemp -d -p "$tmp") "$hwtap" -p4 -r "$release" "$script"; }
-	cold_s() { SYSTEMTAP_DIR=$(mktemp -d -p "$tmp") stap -R "$tmp/stap-runtime" -r "$release" \
-		-p4 "$script"; }
+	# (stap -p4 leaves NAME.ko in the working folder: each runs in $tmp)
+	cold_s() { (cd "$tmp" && SYSTEMTAP_DIR=$(mktemp -d -p "$tmp") stap -R "$tmp/stap-runtime" \
+		-r "$release" -p4 "$script"); }
 	cache_h=$(mktemp -d -p "$tmp"); cache_s=$(mktemp -d -p "$tmp")
 	warm_h() { XDG_CACHE_HOME=$cache_h "$hwtap" -p4 -r "$release" "$script"; }
-	warm_s() { SYSTEMTAP_DIR=$cache_s stap -R "$tmp/stap-runtime" -r "$release" -p4 "$script"; }
+	warm_s() { (cd "$tmp" && SYSTEMTAP_DIR=$cache_s stap -R "$tmp/stap-runtime" -r "$release" \
+		-p4 "$script"); }
 	# a module neither has built, each with its caches of the kernel warm (hwtap's features
 	# and kbuild's compiler probes, stap's autoconf tests): what a user's next script costs
 	new_h() { XDG_CACHE_HOME=$cache_h "$hwtap" -p4 -r "$release" -m "h_$(date +%s%N)" "$script"; }
-	new_s() { SYSTEMTAP_DIR=$cache_s stap -R "$tmp/stap-runtime" -r "$release" -p4 \
-		-m "s_$(date +%s%N)" "$script"; }
+	new_s() { (cd "$tmp" && SYSTEMTAP_DIR=$cache_s stap -R "$tmp/stap-runtime" -r "$release" \
+		-p4 -m "s_$(date +%s%N)" "$script"); }
 	warm_h > /dev/null 2>&1 || :
 	! $have_stap || warm_s > /dev/null 2>&1 || :
 	for row in "-p2|$hwtap -p2 -r $release $script|stap -p2 -r $release $script" \

@@ -244,13 +244,13 @@ static int open_group(const Member *m, int k, int ctl_fd, const char *module, pi
 			if (fds[j] < 0)
 				break;
 		}
-		if (j == k && pin >= 0 && !thread_still(pin)) {
-			close_all(fds, k);      /* the tid was another task's by the open */
-			close(pin);
-			continue;
-		}
+		bool gone = j == k && pin >= 0 && !thread_still(pin);
 		if (pin >= 0)
 			close(pin);
+		if (gone) {
+			close_all(fds, k);      /* the tid was another task's by the open */
+			continue;
+		}
 		if (j == k) {
 			int len = snprintf(line, sizeof(line), HWTAP_CTL_PERF_GROUP " %d",
 					   m[0].leader);

@@ -36,6 +36,7 @@ static pthread_t victim_thread;
 static pid_t taker = -1;
 static int tried;
 
+/* loader.h's, which modinfo.c defines beside what needs the rest of hwtap-run */
 void *xrealloc(void *p, size_t size)
 {
 	void *q = realloc(p, size);

@@ -50,6 +50,7 @@ packages=(
 	systemtap-doc                   # its example scripts are too
 	linux-headers-amd64 linux-image-amd64
 	qemu-system-x86 busybox-static
+	qemu-user                       # pmu.exp runs the translator as on an Intel host
 	xz-utils                        # the guest runner extracts vmlinux from vmlinuz with it
 	time                            # bench/front.sh counts page faults with GNU time's %R
 	# the arm64 guest (-a arm64): QEMU, the cross compiler for modules and hwtap-run

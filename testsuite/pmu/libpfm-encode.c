@@ -3,11 +3,14 @@
  * `hwtap -p2' ("type T config 0xC sample_period P exclude_... precise_ip N exclusive
  * pinned cpu C").
  *
- *   libpfm-encode MODEL NAME      MODEL "-" for the detected PMUs
+ *   libpfm-encode MODEL NAME      MODEL "-" for no CPU model: the generic events alone
  *
  * With a MODEL, libpfm4 sees only that model (LIBPFM_FORCE_PMU) and may encode inactive
  * PMUs' events (LIBPFM_ENCODE_INACTIVE), and a bare NAME is tried as MODEL::NAME, then as
- * the generic perf::NAME. Exit status 1 and libpfm4's message when it does not encode.
+ * the generic perf::NAME. With "-", libpfm4 sees only the generic PMU NAME names, perf_raw
+ * or perf, whatever this machine's CPU is: started beside a CPU model, the generic PMU
+ * would take that model's privilege levels. Exit status 1 and libpfm4's message when it
+ * does not encode.
  */
 #include <perfmon/pfmlib_perf_event.h>
 #include <stdio.h>
@@ -38,6 +41,9 @@ int main(int argc, char **argv)
 	if (model) {
 		setenv("LIBPFM_FORCE_PMU", model, 1);
 		setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);
+	} else {
+		setenv("LIBPFM_FORCE_PMU", strncmp(name, "perf_raw::", 10) ? "perf" : "perf_raw",
+		       1);
 	}
 	if (pfm_initialize() != PFM_SUCCESS) {
 		fputs("libpfm4 does not initialise\n", stderr);

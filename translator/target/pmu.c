@@ -13,10 +13,18 @@
  * a bare name ourselves, MODEL::NAME first and perf::NAME next: the generic names (cycles,
  * instructions, cache-misses ...) work for every target. A forced libpfm4 says nothing
  * about inactive PMUs, though (no event or PMU information), so the first use surveys
- * libpfm4 unforced: every PMU's name and type, and the catalogue of events a name may mean
- * (listing, hints, attribute lists), the generic ones from there and the model's after
- * forcing it. pfm_terminate() leaves PMUs active for the next pfm_initialize(), so the
- * survey picks PMUs by name and type, never by is_present, once a model is forced.
+ * libpfm4 unforced: every PMU's name and type. pfm_terminate() leaves PMUs active for the
+ * next pfm_initialize(), so the survey picks PMUs by name and type, never by is_present,
+ * once a model is forced.
+ *
+ * The generic events are encoded the same on every machine, as perf does (:u excludes
+ * the hypervisor too, :h is taken). libpfm4 alone would not: when its generic PMU starts,
+ * it takes the privilege levels of any CPU model started before in the process (Intel's
+ * cannot exclude the hypervisor), through pfm_terminate(). So the survey starts the
+ * generic PMUs first, each alone (LIBPFM_FORCE_PMU=perf, then perf_raw; their catalogue
+ * entries come from there), then libpfm4 unforced without them (LIBPFM_DISABLED_PMUS) to
+ * find this machine's CPU model. A model found is used as if --pmu had named it; with
+ * none, libpfm4 starts once more unforced, the generic PMUs with no model beside them.
  *
  * libpfm4 is opened (dlopen) at that first use: linked, the dynamic loader relocated its
  * 1 MB of event tables before main() on every run, 290 page faults that most runs never
@@ -92,7 +100,8 @@ typedef struct Event {
 
 /* The survey lives as long as the process, outside the arena (the fuzzer resets that
  * after every input). */
-static const char *forced_model;        /* --pmu or LIBPFM_FORCE_PMU, or NULL */
+static const char *forced_model;        /* --pmu, LIBPFM_FORCE_PMU, the one detected here,
+                                         * or NULL */
 static int state;                       /* 0: no survey yet, 1: ready, -1: failed */
 static Pmu *pmus;
 static int npmus;
@@ -117,20 +126,22 @@ static char *keep(const char *s)
 
 /* ---- the survey ------------------------------------------------------------------------ */
 
-/* libpfm4 (again) with the model MODEL forced, or as it detects the machine (NULL). */
-static bool initialise(const char *model)
+/* libpfm4 (again): with only the PMU MODEL started, or as it detects the machine (NULL).
+ * INACTIVE: it may encode the events of PMUs it did not start (LIBPFM_ENCODE_INACTIVE).
+ * GENERIC: the generic PMUs (perf, perf_raw) are started too where they would be. Every
+ * setting is written every time: libpfm4 keeps an earlier one when a variable is unset. */
+static bool initialise(const char *model, bool inactive, bool generic)
 {
 	static bool initialised;
 	if (initialised)
 		pfm.terminate();
 	initialised = true;
-	if (model) {
+	if (model)
 		setenv("LIBPFM_FORCE_PMU", model, 1);
-		setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);
-	} else {
+	else
 		unsetenv("LIBPFM_FORCE_PMU");
-		unsetenv("LIBPFM_ENCODE_INACTIVE");
-	}
+	setenv("LIBPFM_ENCODE_INACTIVE", inactive ? "1" : "0", 1);
+	setenv("LIBPFM_DISABLED_PMUS", generic ? "" : "perf", 1);  /* a substring of both */
 	return pfm.initialize() == PFM_SUCCESS;
 }
 
@@ -171,21 +182,6 @@ static void catalogue_add(bool (*wanted)(const pfm_pmu_info_t *))
 	}
 }
 
-static bool detected(const pfm_pmu_info_t *pi)
-{
-	return pi->is_present;
-}
-
-static bool generic(const pfm_pmu_info_t *pi)
-{
-	return pi->is_present && pi->type == PFM_PMU_TYPE_OS_GENERIC;
-}
-
-static bool the_model(const pfm_pmu_info_t *pi)
-{
-	return !strcasecmp(pi->name, forced_model);
-}
-
 static const Pmu *find_pmu(const char *name)
 {
 	for (int i = 0; i < npmus; i++)
@@ -194,29 +190,68 @@ static const Pmu *find_pmu(const char *name)
 	return NULL;
 }
 
-static bool survey(void)
+static const char *wanted;              /* the_pmu()'s name */
+
+static bool the_pmu(const pfm_pmu_info_t *pi)
 {
-	if (!initialise(NULL))
-		return false;
+	return !strcasecmp(pi->name, wanted);
+}
+
+/* The PMUs this start of libpfm4 knows that the survey does not yet. */
+static void note_pmus(void)
+{
+	static bool noted[PFM_PMU_MAX];
 	for (int p = PFM_PMU_NONE; p < PFM_PMU_MAX; p++) {
 		pfm_pmu_info_t pi;
-		if (pmu_info(p, &pi)) {
+		if (!noted[p] && pmu_info(p, &pi)) {
+			noted[p] = true;
 			pmus = grow(pmus, npmus, sizeof(Pmu));
 			pmus[npmus++] = (Pmu){keep(pi.name), pi.type};
 		}
 	}
-	if (!forced_model) {
-		catalogue_add(detected);
-		return true;
+}
+
+/* PMU's events into the catalogue, libpfm4 started with that PMU alone (see above); false
+ * if it does not start. */
+static bool catalogue_alone(const char *pmu, bool inactive)
+{
+	if (!initialise(pmu, inactive, true))
+		return false;
+	note_pmus();
+	wanted = pmu;
+	catalogue_add(the_pmu);
+	return true;
+}
+
+/* The CPU model libpfm4 detected here: the core PMU it prefers for a bare name, the
+ * architected Intel one (ix86arch) only when no other is present. NULL if none. */
+static const char *detected_model(void)
+{
+	const char *arch = NULL;
+	for (int p = PFM_PMU_NONE; p < PFM_PMU_MAX; p++) {
+		pfm_pmu_info_t pi;
+		if (!pmu_info(p, &pi) || !pi.is_present || pi.type != PFM_PMU_TYPE_CORE)
+			continue;
+		if (strcmp(pi.name, "ix86arch"))
+			return keep(pi.name);
+		arch = keep(pi.name);
 	}
+	return arch;
+}
+
+static bool survey(void)
+{
+	catalogue_alone("perf", false);         /* absent where the kernel has no perf_event */
+	catalogue_alone("perf_raw", false);
+	if (!initialise(NULL, false, false))
+		return false;
+	note_pmus();
+	if (!forced_model && !(forced_model = detected_model()))
+		return initialise(NULL, false, true);
 	const Pmu *m = find_pmu(forced_model);
 	if (!m || m->type != PFM_PMU_TYPE_CORE)
 		return true;            /* pmu_select_model() says why */
-	catalogue_add(generic);
-	if (!initialise(forced_model))
-		return false;
-	catalogue_add(the_model);
-	return true;
+	return catalogue_alone(forced_model, true);
 }
 
 static bool ready(void)
@@ -288,7 +323,8 @@ static int encode_as(const char *name, struct perf_event_attr *attr, Extra *x)
 	return rc;
 }
 
-/* With a forced model, a bare name is looked up as MODEL::NAME, then perf::NAME. */
+/* With a forced model, a bare name is looked up as MODEL::NAME, then perf::NAME, then
+ * perf_raw::NAME (r1a8), as libpfm4 unforced would. */
 static int encode(const char *name, struct perf_event_attr *attr, Extra *x)
 {
 	if (!forced_model || strstr(name, "::"))
@@ -296,6 +332,8 @@ static int encode(const char *name, struct perf_event_attr *attr, Extra *x)
 	int rc = encode_as(xformat("%s::%s", forced_model, name), attr, x);
 	if (rc == PFM_ERR_NOTFOUND)
 		rc = encode_as(xformat("perf::%s", name), attr, x);
+	if (rc == PFM_ERR_NOTFOUND)
+		rc = encode_as(xformat("perf_raw::%s", name), attr, x);
 	return rc;
 }
 

@@ -5,6 +5,15 @@
  * its version number: each test that compiles defines HWTAP_HAVE_NAME for the module
  * (translator/backend/build.c; `hwtap --kernel-features' prints them for other builds).
  * Everything else in runtime/ is written against 6.1 and later.
+ *
+ * Not supported: kernels built with kCFI (CONFIG_CFI_CLANG, clang only; Debian's are built
+ * with gcc). kCFI checks the type of every indirect call's target, and a tracepoint calls
+ * its callbacks through one of the tracepoint's own prototype. The runtime's callbacks
+ * (sched_process_exec, mce_record ...) are written with it, but the generated kernel.trace
+ * callbacks take every argument as unsigned long (translator/codegen/translate_probes.c),
+ * which works for any tracepoint on the ABIs hwtap builds for and would trap under kCFI.
+ * The translator refuses kernel.trace on such a kernel (probe_tracepoint.c), and
+ * probes/tracepoints.c does not compile there.
  */
 #ifndef HWTAP_COMPAT_H
 #define HWTAP_COMPAT_H

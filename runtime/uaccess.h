@@ -28,30 +28,26 @@ static inline bool _hwtap_ucopy(void *dst, unsigned long addr, size_t size)
 	return !copy_from_user_nofault(dst, (const void __user *)addr, size);
 }
 
-/* SIZE bytes (1, 2, 4 or 8) at the task's ADDR as a number, sign-extended when SIGNED;
- * 0 and SystemTap's error when they cannot be read. */
+/* SIZE bytes (1 to 8) at the task's ADDR as a number as the CPU has it, sign-extended when
+ * SIGNED; 0 and SystemTap's error when they cannot be read, or SIZE is out of range (the
+ * tapset's _user_number() passes a script's size on). */
 static int64_t _hwtap_uread_at(struct hwtap_context_base *b, unsigned long addr, int size,
 			       bool is_signed)
 {
-	union {
-		u8 b1;
-		u16 b2;
-		u32 b4;
-		u64 b8;
-	} v = {0};
+	u64 v = 0;
 
 	if (b->last_error)
 		return 0;
-	if (!_hwtap_ucopy(&v, addr, size)) {
+	if (size < 1 || size > 8 || !_hwtap_ucopy(&v, addr, size)) {
 		_hwtap_errorf(b, "read fault [man error::fault] at 0x%lx", addr);
 		return 0;
 	}
-	switch (size) {
-	case 1: return is_signed ? (int64_t)(s8)v.b1 : v.b1;
-	case 2: return is_signed ? (int64_t)(s16)v.b2 : v.b2;
-	case 4: return is_signed ? (int64_t)(s32)v.b4 : v.b4;
-	}
-	return (int64_t)v.b8;
+#ifdef __BIG_ENDIAN
+	v >>= 64 - 8 * size;
+#endif
+	if (size < 8 && is_signed && (v >> (8 * size - 1)))
+		v |= ~0ULL << (8 * size);
+	return (int64_t)v;
 }
 #define _hwtap_uread(c, addr, size, is_signed) \
 	_hwtap_uread_at(&(c)->base, (unsigned long)(addr), size, is_signed)

@@ -36,6 +36,10 @@
 #include <linux/module.h>
 #include <linux/tracepoint.h>
 
+#ifdef CONFIG_CFI_CLANG         /* the translator says so first: see compat.h */
+#error "hwtap: kernel.trace probes are not supported on a kernel built with kCFI (CONFIG_CFI_CLANG)"
+#endif
+
 #include "../choice.h"
 
 struct hwtap_tracepoint {

@@ -336,6 +336,14 @@ static int tracepoint_expand(const ProbeFamily *f, ProbePoint *pp, Session *s, b
 	(void)f;
 	Component *c = pp->comps.data[1];
 	const char *pattern = c->arg->str, *why = NULL;
+	if (!strcmp(session_config_value(s, "CONFIG_CFI_CLANG"), "y")) {
+		if (!quiet)                     /* runtime/compat.h says why */
+			error_at(c->arg->tok, "kernel.trace(\"%s\"): kernel %s is built with kCFI "
+				 "(CONFIG_CFI_CLANG), which traps a tracepoint callback whose type "
+				 "is not the tracepoint's own; hwtap's take the arguments as "
+				 "unsigned long: not supported there", pattern, s->kernel_release);
+		return 0;
+	}
 	KBtf *k = kbtf(s, &why);
 	if (!k) {
 		if (!quiet)

@@ -1177,17 +1177,42 @@ static bool _hwtap_perf_type_is(const struct perf_event *event, u32 type)
 	       (config == PERF_COUNT_SW_CPU_CLOCK || config == PERF_COUNT_SW_TASK_CLOCK);
 }
 
+/* Whether P already has an event where EVENT is: on its CPU, or on its thread. */
+static bool _hwtap_perf_group_has_place(struct hwtap_perf *p, struct perf_event *event)
+{
+	int f;
+
+	for (f = 0; f < p->nfiles; f++) {
+		struct perf_event *e = p->files[f]->private_data;
+
+		if (p->target ? e->hw.target == event->hw.target : e->cpu == event->cpu)
+			return true;
+	}
+	return false;
+}
+
 /* Whether EVENT is what hwtap-run was to open for P, in group LEADER (NULL: it is the
- * leader), as instance COOKIE. */
+ * leader), as instance COOKIE: P's event, privilege levels included, where P counts (a
+ * CPU it has no event on yet, or a thread of the target it has none on: the target's
+ * number as the writer, hwtap-run, sees it), inherited for a target. */
 static bool _hwtap_perf_group_event_ok(struct hwtap_perf *p, struct perf_event *event,
 				       struct perf_event *leader, u64 cookie)
 {
-	if (!_hwtap_perf_type_is(event, p->attr.type) || event->attr.config != p->attr.config ||
-	    event->attr.config1 != p->attr.config1 || event->attr.config2 != p->attr.config2 ||
-	    event->attr.sig_data != cookie || event->group_leader != (leader ? leader : event))
+	const struct perf_event_attr *a = &event->attr;
+
+	if (!_hwtap_perf_type_is(event, p->attr.type) || a->config != p->attr.config ||
+	    a->config1 != p->attr.config1 || a->config2 != p->attr.config2 ||
+	    a->sig_data != cookie || event->group_leader != (leader ? leader : event))
+		return false;
+	if (a->exclude_user != p->attr.exclude_user ||
+	    a->exclude_kernel != p->attr.exclude_kernel || a->exclude_hv != p->attr.exclude_hv ||
+	    a->exclude_idle != p->attr.exclude_idle || a->exclude_host != p->attr.exclude_host ||
+	    a->exclude_guest != p->attr.exclude_guest || a->inherit != p->target ||
+	    _hwtap_perf_group_has_place(p, event))
 		return false;
 	if (p->target)
-		return event->cpu == -1 && (event->attach_state & PERF_ATTACH_TASK);
+		return event->cpu == -1 && (event->attach_state & PERF_ATTACH_TASK) &&
+		       event->hw.target && task_tgid_vnr(event->hw.target) == _hwtap_target;
 	return event->cpu >= 0 && (p->cpu < 0 || event->cpu == p->cpu) &&
 	       !(event->attach_state & PERF_ATTACH_TASK);
 }

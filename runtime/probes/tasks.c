@@ -186,8 +186,12 @@ static u64 _hwtap_followed_gone(pid_t tid, pid_t tgid, bool whole, bool *last)
 	return bits;
 }
 
-/* TASK follows BITS too: the bits it did not follow yet (none without room). */
-static u64 _hwtap_followed_add(struct task_struct *task, u64 bits)
+/* TASK follows BITS too: the bits it did not follow yet (none without room). FOUND: TASK
+ * is not new (the start's scan), and may be exiting: it is not added once it is, since its
+ * exit's callback may have found nothing already (PF_EXITING is set before that
+ * tracepoint, and the callback takes the lock after it: under the lock, a flag clear
+ * means the callback is still to come and will find the entry). */
+static u64 _hwtap_followed_add(struct task_struct *task, u64 bits, bool found)
 {
 	struct hwtap_followed *f, *p;
 	unsigned long flags;
@@ -196,6 +200,8 @@ static u64 _hwtap_followed_add(struct task_struct *task, u64 bits)
 	if (!bits)
 		return 0;
 	raw_spin_lock_irqsave(&_hwtap_followed_lock, flags);
+	if (found && (READ_ONCE(task->flags) & PF_EXITING))
+		goto out;
 	f = _hwtap_followed_find(_hwtap_threads, task->pid);
 	if (f) {
 		added = bits & ~f->targets;
@@ -242,11 +248,11 @@ static void _hwtap_tasks_fire(u64 bits, enum hwtap_task_kind kind, struct task_s
 	preempt_enable();
 }
 
-/* A thread found: its begin (a thread-group leader is a process) for the targets it
- * newly belongs to. */
-static void _hwtap_task_found(struct task_struct *task, u64 bits, bool foreign)
+/* A thread found (SCANNED: by the start's scan, else new): its begin (a thread-group
+ * leader is a process) for the targets it newly belongs to. */
+static void _hwtap_task_found(struct task_struct *task, u64 bits, bool foreign, bool scanned)
 {
-	bits = _hwtap_followed_add(task, bits);
+	bits = _hwtap_followed_add(task, bits, scanned);
 	_hwtap_tasks_fire(bits, thread_group_leader(task) ? HWTAP_TASK_BEGIN :
 			  HWTAP_TASK_THREAD_BEGIN, task, foreign);
 }
@@ -261,7 +267,7 @@ static void _hwtap_tasks_fork(void *data, struct task_struct *parent,
 	u64 bits = _hwtap_followed_targets(parent->pid) | _hwtap_task_every;
 
 	if (!(child->flags & PF_KTHREAD))
-		_hwtap_task_found(child, bits, false);
+		_hwtap_task_found(child, bits, false, false);
 }
 
 /* sched_process_exec, in the task, with its new program (its other threads have exited:
@@ -279,7 +285,7 @@ static void _hwtap_tasks_exec(void *data, struct task_struct *task, pid_t old_pi
 	now |= was & _hwtap_task_family;
 	if (task->tgid == _hwtap_target)
 		now |= _hwtap_task_family;
-	_hwtap_task_found(task, now, false);
+	_hwtap_task_found(task, now, false, false);
 }
 
 /* sched_process_exit, in the task, after its memory went: the last thread of a process
@@ -292,34 +298,54 @@ static void _hwtap_tasks_exit(void *data, struct task_struct *task)
 	_hwtap_tasks_fire(bits, last ? HWTAP_TASK_END : HWTAP_TASK_THREAD_END, task, false);
 }
 
-/* The threads running when the session starts: each one's begin, from here. */
+/* Under rcu_read_lock(): thread T, running when the session starts: its begin, from here. */
+static void _hwtap_tasks_scan_one(struct task_struct *t)
+{
+	const struct inode *inode = NULL;
+	struct file *exe;
+	u64 bits;
+
+	if (t->flags & (PF_KTHREAD | PF_EXITING))
+		return;
+	task_lock(t);
+	if (t->mm) {
+		/* compared, not used: the file may be on its way out */
+		exe = rcu_dereference(t->mm->exe_file);
+		inode = exe ? file_inode(exe) : NULL;
+	}
+	task_unlock(t);
+	/* (no reference to the file here, so no look below it: a program started by a
+	 * layer's own path is found at its next exec, not now) */
+	bits = _hwtap_task_match(inode, NULL);
+	if (t->tgid == _hwtap_target)
+		bits |= _hwtap_task_family;
+	_hwtap_task_found(t, bits, t->mm != current->mm, true);
+}
+
+/* The threads running when the session starts, a process at a time by its number (as
+ * /proc lists them), each under its own rcu_read_lock() with a cond_resched() between:
+ * thousands of processes and their begin handlers are never one read-side section. */
 static void _hwtap_tasks_scan(void)
 {
 	struct task_struct *g, *t;
+	struct pid *pid;
+	pid_t nr;
 
-	rcu_read_lock();
-	for_each_process_thread(g, t) {
-		const struct inode *inode = NULL;
-		struct file *exe;
-		u64 bits;
-
-		if (t->flags & (PF_KTHREAD | PF_EXITING))
-			continue;
-		task_lock(t);
-		if (t->mm) {
-			/* compared, not used: the file may be on its way out */
-			exe = rcu_dereference(t->mm->exe_file);
-			inode = exe ? file_inode(exe) : NULL;
+	for (nr = 1; nr > 0; nr++) {
+		rcu_read_lock();
+		pid = find_ge_pid(nr, &init_pid_ns);
+		if (!pid) {
+			rcu_read_unlock();
+			break;
 		}
-		task_unlock(t);
-		/* (no reference to the file here, so no look below it: a program started
-		 * by a layer's own path is found at its next exec, not now) */
-		bits = _hwtap_task_match(inode, NULL);
-		if (t->tgid == _hwtap_target)
-			bits |= _hwtap_task_family;
-		_hwtap_task_found(t, bits, t->mm != current->mm);
+		nr = pid_nr(pid);
+		g = pid_task(pid, PIDTYPE_TGID);
+		if (g)
+			for_each_thread(g, t)
+				_hwtap_tasks_scan_one(t);
+		rcu_read_unlock();
+		cond_resched();
 	}
-	rcu_read_unlock();
 }
 
 static void _hwtap_tasks_unwatch(void)

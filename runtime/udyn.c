@@ -24,7 +24,12 @@
  *
  * Bounds: HWTAP_UDYN_FILES files, HWTAP_UDYN_BYTES bytes of tables; what finds no room is
  * counted and reported at the stop. -D HWTAP_UDYN_FILES=0 names only the files the
- * translator built in, as SystemTap does.
+ * translator built in, as SystemTap does. The files one user other than root owns take at
+ * most HWTAP_UDYN_USER_FILES slots and HWTAP_UDYN_USER_BYTES of those bytes (a quarter
+ * each), so that no user's files, small or short-lived ones by the thousand, leave the
+ * others' programs unnamed: owned, since a user can make files only as itself, and the
+ * files everybody runs are root's. HWTAP_UDYN_USERS users are told apart; the ones past
+ * them share one last share.
  */
 #ifndef HWTAP_UDYN_C
 #define HWTAP_UDYN_C
@@ -52,6 +57,13 @@
 #ifndef HWTAP_UDYN_START_WAIT_MS
 #define HWTAP_UDYN_START_WAIT_MS 10000	/* the start's, for the running processes' */
 #endif
+#ifndef HWTAP_UDYN_USER_FILES
+#define HWTAP_UDYN_USER_FILES (HWTAP_UDYN_FILES / 4)	/* one user's files' share */
+#endif
+#ifndef HWTAP_UDYN_USER_BYTES
+#define HWTAP_UDYN_USER_BYTES (HWTAP_UDYN_BYTES / 4)
+#endif
+#define HWTAP_UDYN_USERS 64		/* users told apart */
 #define HWTAP_UDYN_WAITERS 64		/* tasks waiting at once */
 #define HWTAP_UDYN_SEGS_MAX 64
 #define HWTAP_UDYN_SYMS_MAX (1 << 22)
@@ -67,8 +79,16 @@ struct hwtap_udyn {
 	pid_t pid;			/* a process that mapped it, and where */
 	unsigned long start, end;
 	int state;
+	int user;			/* its owner's share, or -1: root's */
 	void *tables;			/* m's segments, symbols and names */
 	size_t bytes;
+};
+
+/* What the files of one user (not root) take. */
+struct hwtap_udyn_user {
+	kuid_t uid;			/* (the last share: the first user past the others) */
+	int files;			/* under the umaps lock */
+	size_t bytes;			/* under the mutex */
 };
 
 struct hwtap_udyn_waiter {
@@ -89,6 +109,10 @@ static pid_t _hwtap_udyn_reader;		/* the reader's tgid, 0 without one */
 static bool _hwtap_udyn_stopping;
 static size_t _hwtap_udyn_bytes;
 static atomic_t _hwtap_udyn_refused_files, _hwtap_udyn_refused_bytes, _hwtap_udyn_late;
+static struct hwtap_udyn_user _hwtap_udyn_users[HWTAP_UDYN_USERS];
+static int _hwtap_udyn_nusers;				/* under the umaps lock */
+static atomic_t _hwtap_udyn_refused_user_files, _hwtap_udyn_refused_user_bytes;
+static uid_t _hwtap_udyn_refused_uid;			/* one of them, for the warning */
 static DECLARE_WAIT_QUEUE_HEAD(_hwtap_udyn_readq);	/* the reader's poll */
 static DECLARE_WAIT_QUEUE_HEAD(_hwtap_udyn_doneq);	/* tables settled */
 static struct irq_work _hwtap_udyn_wake;		/* wakes readq from a kprobe */
@@ -132,15 +156,32 @@ static void _hwtap_udyn_wake_reader(struct irq_work *work)
 	wake_up_interruptible(&_hwtap_udyn_readq);
 }
 
+/* Under the umaps lock: the share of the user who owns INODE, -1 for root. */
+static int _hwtap_udyn_user_of(const struct inode *inode)
+{
+	int u;
+
+	if (uid_eq(inode->i_uid, GLOBAL_ROOT_UID))
+		return -1;
+	for (u = 0; u < _hwtap_udyn_nusers; u++)
+		if (uid_eq(_hwtap_udyn_users[u].uid, inode->i_uid))
+			return u;
+	if (_hwtap_udyn_nusers == HWTAP_UDYN_USERS)
+		return HWTAP_UDYN_USERS - 1;
+	_hwtap_udyn_users[u] = (struct hwtap_udyn_user){ .uid = inode->i_uid };
+	return _hwtap_udyn_nusers++;
+}
+
 /* In the task that maps VMA (mmap_lock held) or the scan: a slot for its file, asked of
- * the reader; its module, or -1 (not code, not a regular file, no room). */
+ * the reader; its module, or -1 (not code, not a regular file, no room, its owner's
+ * share taken). */
 static int _hwtap_udyn_ask(struct vm_area_struct *vma, pid_t tgid)
 {
 	struct file *file = vma->vm_file;
 	const struct inode *inode = file_inode(file);
 	struct hwtap_udyn *d;
 	unsigned long flags;
-	int mod = -1;
+	int mod = -1, user;
 
 	if (!_hwtap_udyn || !(vma->vm_flags & VM_EXEC) || !S_ISREG(inode->i_mode))
 		return -1;
@@ -151,8 +192,16 @@ static int _hwtap_udyn_ask(struct vm_area_struct *vma, pid_t tgid)
 			mod = HWTAP_UMODS + (d - _hwtap_udyn);
 			break;
 		}
-	if (mod < 0 && _hwtap_udyn_n < HWTAP_UDYN_FILES) {
+	user = mod < 0 ? _hwtap_udyn_user_of(inode) : -1;
+	if (user >= 0 && _hwtap_udyn_users[user].files >= HWTAP_UDYN_USER_FILES) {
+		atomic_inc(&_hwtap_udyn_refused_user_files);
+		WRITE_ONCE(_hwtap_udyn_refused_uid,
+			   from_kuid_munged(&init_user_ns, inode->i_uid));
+	} else if (mod < 0 && _hwtap_udyn_n < HWTAP_UDYN_FILES) {
+		if (user >= 0)
+			_hwtap_udyn_users[user].files++;
 		d = &_hwtap_udyn[_hwtap_udyn_n];
+		d->user = user;
 		d->inode = inode;
 		d->file = file;
 		file = NULL;
@@ -364,6 +413,12 @@ static int _hwtap_udyn_fill(struct hwtap_udyn *d, const u64 *hdr, const char __u
 		atomic_inc(&_hwtap_udyn_refused_bytes);
 		return -ENOSPC;
 	}
+	if (d->user >= 0 && _hwtap_udyn_users[d->user].bytes + need > HWTAP_UDYN_USER_BYTES) {
+		atomic_inc(&_hwtap_udyn_refused_user_bytes);
+		WRITE_ONCE(_hwtap_udyn_refused_uid,
+			   from_kuid_munged(&init_user_ns, d->inode->i_uid));
+		return -ENOSPC;
+	}
 	d->tables = kvmalloc(need, GFP_KERNEL);
 	name = kmalloc(PATH_MAX, GFP_KERNEL);
 	if (!d->tables || !name)
@@ -400,6 +455,8 @@ static int _hwtap_udyn_fill(struct hwtap_udyn *d, const u64 *hdr, const char __u
 				    .inode = d->inode };
 	d->bytes = need;
 	_hwtap_udyn_bytes += need;
+	if (d->user >= 0)
+		_hwtap_udyn_users[d->user].bytes += need;
 	return 0;
 fault:
 	kvfree(d->tables);
@@ -531,6 +588,8 @@ static void _hwtap_udyn_stop(void)
 	int i, n, left, late = atomic_read(&_hwtap_udyn_late);
 	int files = atomic_read(&_hwtap_udyn_refused_files);
 	int bytes = atomic_read(&_hwtap_udyn_refused_bytes);
+	int user_files = atomic_read(&_hwtap_udyn_refused_user_files);
+	int user_bytes = atomic_read(&_hwtap_udyn_refused_user_bytes);
 
 	if (!_hwtap_udyn)
 		return;
@@ -566,6 +625,7 @@ static void _hwtap_udyn_stop(void)
 	kvfree(slots);
 	_hwtap_udyn_n = 0;
 	_hwtap_udyn_bytes = 0;
+	_hwtap_udyn_nusers = 0;
 	hash_init(_hwtap_udyn_by_inode);
 	atomic_set(&_hwtap_udyn_asked, 0);
 	atomic_set(&_hwtap_udyn_unsettled, 0);
@@ -576,6 +636,15 @@ static void _hwtap_udyn_stop(void)
 	if (bytes)
 		_hwtap_warn("user symbols: %d files went unnamed, their tables would take more "
 			    "than %d bytes in all (-D HWTAP_UDYN_BYTES=N)", bytes, HWTAP_UDYN_BYTES);
+	if (user_files)
+		_hwtap_warn("user symbols: %d files went unnamed, those of one user (uid %u, "
+			    "and any other) take at most %d (-D HWTAP_UDYN_USER_FILES=N)",
+			    user_files, _hwtap_udyn_refused_uid, HWTAP_UDYN_USER_FILES);
+	if (user_bytes)
+		_hwtap_warn("user symbols: %d files went unnamed, the tables of one user's "
+			    "files (uid %u, and any other) take at most %d bytes (-D "
+			    "HWTAP_UDYN_USER_BYTES=N)", user_bytes, _hwtap_udyn_refused_uid,
+			    HWTAP_UDYN_USER_BYTES);
 	if (late)
 		_hwtap_note("user symbols: %d mappings went on before their file's names came "
 			    "(%d ms)", late, HWTAP_UDYN_WAIT_MS);

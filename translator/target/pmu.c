@@ -12,10 +12,11 @@
  * then knows only that model, so we also let it encode inactive PMUs' events and qualify
  * a bare name ourselves, MODEL::NAME first and perf::NAME next: the generic names (cycles,
  * instructions, cache-misses ...) work for every target. A forced libpfm4 says nothing
- * about inactive PMUs, though (no event or PMU information), so the first use surveys
- * libpfm4 unforced: every PMU's name and type. pfm_terminate() leaves PMUs active for the
- * next pfm_initialize(), so the survey picks PMUs by name and type, never by is_present,
- * once a model is forced.
+ * about inactive PMUs' events, though, so the first use surveys libpfm4 in several starts:
+ * every PMU's name and type, and the catalogue of events a name may mean (listing, hints,
+ * attribute lists), each PMU's from a start where it is active. pfm_terminate() leaves
+ * PMUs active for the next pfm_initialize(), so the survey picks PMUs by name and type,
+ * never by is_present, once a model is forced.
  *
  * The generic events are encoded the same on every machine, as perf does (:u excludes
  * the hypervisor too, :h is taken). libpfm4 alone would not: when its generic PMU starts,

@@ -6,7 +6,7 @@
 #include <string.h>
 
 typedef struct {
-	uint64_t addr;
+	uint64_t addr, size;
 	const char *name;               /* in the ELF's string table, up to '@' */
 	size_t len;
 	int rank;                       /* of several at one address the lowest is kept */
@@ -104,7 +104,8 @@ static int read_table(Elf *elf, unsigned type, Syms *out)
 		if (!v)
 			return -1;
 		out->v = v;
-		out->v[out->n++] = (Sym){sym.st_value, name, len, sym_rank(&sym)};
+		uint64_t size = sym.st_size < USYMTAB_SIZE_MAX ? sym.st_size : USYMTAB_SIZE_MAX;
+		out->v[out->n++] = (Sym){sym.st_value, size, name, len, sym_rank(&sym)};
 		bytes += len + 1;
 	}
 	return 0;
@@ -149,9 +150,15 @@ int usymtab_read(Elf *elf, USymTab *t)
 	t->names[0] = '\0';
 	t->names_len = 1;
 	for (size_t i = 0; i < syms.n; i++) {
-		if (i && syms.v[i].addr == syms.v[i - 1].addr)
+		if (i && syms.v[i].addr == syms.v[i - 1].addr) {
+			/* one name for the address; its extent the largest any of them says (an
+			 * alias without a size leaves the function's) */
+			USymEntry *e = &t->syms[t->nsyms - 1];
+			if (syms.v[i].size > e->size)
+				e->size = syms.v[i].size;
 			continue;
-		t->syms[t->nsyms++] = (USymEntry){syms.v[i].addr, t->names_len};
+		}
+		t->syms[t->nsyms++] = (USymEntry){syms.v[i].addr, t->names_len, syms.v[i].size};
 		memcpy(t->names + t->names_len, syms.v[i].name, syms.v[i].len);
 		t->names[t->names_len + syms.v[i].len] = '\0';
 		t->names_len += syms.v[i].len + 1;

@@ -16,6 +16,7 @@ typedef struct {
 typedef struct {
 	uint64_t addr;                  /* link-time address, ascending, each once */
 	uint64_t name;                  /* offset in names */
+	uint64_t size;                  /* st_size, up to USYMTAB_SIZE_MAX; 0: not known */
 } USymEntry;
 
 typedef struct {
@@ -36,10 +37,12 @@ typedef struct {
 #define USYMTAB_STRTAB_MAX (256u << 20)
 #define USYMTAB_NAME_MAX 4096
 #define USYMTAB_NAMES_MAX (256u << 20)
+#define USYMTAB_SIZE_MAX 0xffffffffu
 
 /* ELF's segments and symbols into T (.symtab, else .dynsym; functions, IFUNCs and objects;
  * of several at one address the global, then weak, then local one, functions before
- * objects; versions cut at '@'). 0, or -1 when out of memory (T then empty). */
+ * objects, with the largest size of theirs; versions cut at '@'). 0, or -1 when out of
+ * memory (T then empty). */
 int usymtab_read(Elf *elf, USymTab *t);
 void usymtab_free(USymTab *t);
 

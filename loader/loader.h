@@ -143,7 +143,7 @@ void prom_seen_reset(PromSeen *seen);
 #define USYMS_TIME_MAX 5        /* then looked at every USYMS_STALL_CHECK s: */
 #define USYMS_STALL_CHECK 2     /* no CPU used in that time: left behind */
 #define USYMS_TIME_CAP 30       /* CPU used all along: killed then */
-#define USYMS_ANSWER_MAX ((64UL << 20) + 48)
+#define USYMS_ANSWER_MAX ((64UL << 20) + 56)  /* and the header */
 #define USYMS_QUEUE_MAX 4096
 #define USYMS_STUCK_MAX 64
 

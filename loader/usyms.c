@@ -29,13 +29,15 @@
  *     takes no more: runtime/udyn.c's HWTAP_UDYN_BYTES);
  *   - reads the file with read(), never mapped (a file truncated meanwhile ends the
  *     reading, not the reader with SIGBUS), libelf's checks and lib/usymtab.c's bounds
- *     between its bytes and the answer.
+ *     between its bytes and the answer; where the module unwinds user stacks, its
+ *     .eh_frame too, libdw interpreting it within lib/uframes.c's bounds.
  * The relay checks the answer's size, magic and request before it writes it; the module
  * checks every bound and order again. A reader that fails or is killed (past its CPU
  * time, past USYMS_TIME_CAP seconds, or making no progress after USYMS_TIME_MAX) is
  * answered NONE: that file goes unnamed. */
 #define _GNU_SOURCE             /* O_PATH, memfd_create, close_range */
 #include "loader.h"
+#include "uframes.h"
 #include "usymtab.h"
 #include "../runtime/protocol.h"
 
@@ -77,6 +79,7 @@ typedef struct {
 	unsigned long start, end;
 	unsigned major, minor;
 	unsigned long long ino;
+	int frames;                     /* the module wants the file's unwind rows */
 	const char *path;
 } Request;
 
@@ -229,12 +232,15 @@ static void put64(unsigned char **p, uint64_t v)
 		*(*p)++ = (unsigned char)(v >> (8 * i));
 }
 
-/* The answer to R with status STATUS (and T's tables, when OK) written to OUT: 0, or -1. */
-static int write_answer(int out, const Request *r, uint64_t status, const USymTab *t)
+/* The answer to R with status STATUS (and T's and F's tables, when OK) written to OUT: 0,
+ * or -1. */
+static int write_answer(int out, const Request *r, uint64_t status, const USymTab *t,
+			const UFrameTab *f)
 {
 	size_t len = HWTAP_USYMS_HDR_WORDS * 8;
 	if (status == HWTAP_USYMS_OK)
-		len += t->nsegs * 24 + t->nsyms * 16 + t->names_len;
+		len += t->nsegs * 24 + t->nsyms * HWTAP_USYMS_SYM_WORDS * 8 +
+		       f->nrows * HWTAP_USYMS_FRAME_WORDS * 8 + t->names_len;
 	if (len > USYMS_ANSWER_MAX) {
 		status = HWTAP_USYMS_NONE;
 		len = HWTAP_USYMS_HDR_WORDS * 8;
@@ -249,6 +255,7 @@ static int write_answer(int out, const Request *r, uint64_t status, const USymTa
 	put64(&p, ok ? t->nsegs : 0);
 	put64(&p, ok ? t->nsyms : 0);
 	put64(&p, ok ? t->names_len : 0);
+	put64(&p, ok ? f->nrows : 0);
 	for (size_t i = 0; ok && i < t->nsegs; i++) {
 		put64(&p, t->segs[i].offset);
 		put64(&p, t->segs[i].vaddr);
@@ -257,6 +264,15 @@ static int write_answer(int out, const Request *r, uint64_t status, const USymTa
 	for (size_t i = 0; ok && i < t->nsyms; i++) {
 		put64(&p, t->syms[i].addr);
 		put64(&p, t->syms[i].name);
+		put64(&p, t->syms[i].size);
+	}
+	for (size_t i = 0; ok && i < f->nrows; i++) {
+		const UFrameRow *row = &f->rows[i];
+		put64(&p, row->addr);
+		put64(&p, (uint32_t)row->cfa_off | (uint64_t)(uint16_t)row->ra_off << 32 |
+			  (uint64_t)(uint16_t)row->fp_off << 48);
+		put64(&p, row->cfa | row->ra << 8 | row->fp << 16 | (uint64_t)row->flags << 24 |
+			  (uint64_t)row->plt << 32);
 	}
 	if (ok)
 		memcpy(p, t->names, t->names_len);
@@ -287,27 +303,30 @@ static void reader(const Request *r, int out)
 	if (fd >= 0 && (fstatfs(fd, &fs) || fs.f_type == FUSE_SUPER_MAGIC))
 		_exit(READER_FUSE);
 	if (fd < 0)
-		_exit(write_answer(out, r, HWTAP_USYMS_GONE, NULL) ? READER_FAILED : 0);
+		_exit(write_answer(out, r, HWTAP_USYMS_GONE, NULL, NULL) ? READER_FAILED : 0);
 	if (reader_confine(fd, out))
 		_exit(READER_FAILED);
 	uint64_t status = HWTAP_USYMS_NONE;
 	USymTab t = {0};
+	UFrameTab f = {0};
 	Elf *elf = elf_begin(0, ELF_C_READ, NULL);
 	/* no symbols but segments (stripped, or its section headers broken): still a module,
 	 * which umodname() and usymdata() name */
-	if (elf && elf_kind(elf) == ELF_K_ELF && !usymtab_read(elf, &t) && (t.nsyms || t.nsegs))
+	if (elf && elf_kind(elf) == ELF_K_ELF && !usymtab_read(elf, &t) && (t.nsyms || t.nsegs) &&
+	    (!r->frames || !uframes_read(elf, &f)))
 		status = HWTAP_USYMS_OK;
-	_exit(write_answer(1, r, status, &t) ? READER_FAILED : 0);
+	_exit(write_answer(1, r, status, &t, &f) ? READER_FAILED : 0);
 }
 
 /* ---- the relay's side ----------------------------------------------------------------- */
 
-/* One request, "ID PID START END MAJOR MINOR INODE PATH", into R: whether it parses. */
+/* One request, "ID PID START END MAJOR MINOR INODE FRAMES PATH", into R: whether it
+ * parses. */
 static bool parse(char *s, Request *r)
 {
 	int used = 0;
-	if (sscanf(s, "%llu %d %lx %lx %u %u %llu %n", &r->id, &r->pid, &r->start, &r->end,
-		   &r->major, &r->minor, &r->ino, &used) != 7 || !used)
+	if (sscanf(s, "%llu %d %lx %lx %u %u %llu %d %n", &r->id, &r->pid, &r->start, &r->end,
+		   &r->major, &r->minor, &r->ino, &r->frames, &used) != 8 || !used)
 		return false;
 	r->path = s + used;
 	return true;
@@ -339,7 +358,7 @@ static int answer_status(int ufd, const Request *r, uint64_t status)
 	put64(&p, HWTAP_USYMS_MAGIC);
 	put64(&p, r->id);
 	put64(&p, status);
-	for (int i = 0; i < 3; i++)
+	for (int i = 3; i < HWTAP_USYMS_HDR_WORDS; i++)
 		put64(&p, 0);
 	return write(ufd, buf, sizeof(buf)) == (ssize_t)sizeof(buf) ? 0 : -1;
 }

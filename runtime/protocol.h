@@ -37,19 +37,29 @@
  *   /proc/hwtap_NAME/usyms 0600  the files processes map whose symbols the module lacks,
  *                                for the reader to read and answer (loader/usyms.c). One
  *                                reader at a time (-EBUSY). read() gives whole requests,
- *                                each "ID PID START END MAJOR MINOR INODE PATH\0" (ID,
- *                                PID, MAJOR, MINOR, INODE decimal; START and END hex: the
- *                                mapping /proc/PID/map_files/START-END opens; PATH as
- *                                d_path() writes it, any bytes but NUL; the file is the one
- *                                with that device and inode number, whatever PATH says
- *                                now), and 0 when none is waiting; poll() says POLLIN
- *                                when one is. A request read and not answered is asked
- *                                again of the next reader.
+ *                                each "ID PID START END MAJOR MINOR INODE FRAMES PATH\0"
+ *                                (ID, PID, MAJOR, MINOR, INODE decimal; START and END hex:
+ *                                the mapping /proc/PID/map_files/START-END opens; FRAMES 1
+ *                                when the module unwinds user stacks and wants the file's
+ *                                unwind rows, else 0; PATH as d_path() writes it, any bytes
+ *                                but NUL; the file is the one with that device and inode
+ *                                number, whatever PATH says now), and 0 when none is
+ *                                waiting; poll() says POLLIN when one is. A request read
+ *                                and not answered is asked again of the next reader.
  *                                write(): one answer per call, little-endian u64 words:
  *                                HWTAP_USYMS_MAGIC, ID, STATUS, NSEGS, NSYMS, NAMES_LEN,
- *                                then NSEGS x (file offset, link-time address, bytes in the
- *                                file) of the PT_LOAD segments, NSYMS x (link-time address,
- *                                name offset) ascending by address, then NAMES_LEN bytes of
+ *                                NFRAMES, then NSEGS x (file offset, link-time address,
+ *                                bytes in the file) of the PT_LOAD segments, NSYMS x
+ *                                (link-time address, name offset, size: 0 unknown)
+ *                                ascending by address, NFRAMES x (link-time address,
+ *                                offsets, rules) ascending by address: the unwind rows of
+ *                                lib/uframes.h, offsets the CFA's (s32, bits 0-31), the
+ *                                return address's (s16, 32-47) and the frame pointer's
+ *                                (s16, 48-63), rules the CFA's (HWTAP_UFRAME_CFA_*, bits
+ *                                0-7), the return address's and the frame pointer's
+ *                                (HWTAP_UFRAME_REG_*, 8-15 and 16-23), the flags
+ *                                (HWTAP_UFRAME_DEREF, _SIGNAL: 24-31) and the PLT's
+ *                                threshold (32-39); then NAMES_LEN bytes of
  *                                NUL-terminated names. STATUS: HWTAP_USYMS_OK, _NONE (the
  *                                file has nothing to name it by), _GONE (it could not be
  *                                opened as that file: asked again at its next mapping).
@@ -100,7 +110,7 @@
 
 #define HWTAP_PROC_PREFIX	"hwtap_"	/* /proc/hwtap_NAME */
 #ifndef HWTAP_PROTOCOL			/* (a test builds a module claiming another) */
-#define HWTAP_PROTOCOL		2		/* what ctl says; a reader refuses others */
+#define HWTAP_PROTOCOL		3		/* what ctl says; a reader refuses others */
 #endif
 #define HWTAP_PROC_OUT		"out"
 #define HWTAP_PROC_SNAP		"snap"
@@ -125,11 +135,29 @@
 #define HWTAP_PANIC_PIECE	800
 
 #define HWTAP_PROC_USYMS	"usyms"
-#define HWTAP_USYMS_MAGIC	0x3153594d55545748ULL	/* "HWTUMYS1" */
+#define HWTAP_USYMS_MAGIC	0x3253594d55545748ULL	/* "HWTUMYS2" */
 #define HWTAP_USYMS_OK		0
 #define HWTAP_USYMS_NONE	1
 #define HWTAP_USYMS_GONE	2
-#define HWTAP_USYMS_HDR_WORDS	6
+#define HWTAP_USYMS_HDR_WORDS	7
+#define HWTAP_USYMS_SYM_WORDS	3
+#define HWTAP_USYMS_FRAME_WORDS	3
+
+/* The unwind rows' rules (lib/uframes.h says what each means; runtime/uunwind.c follows
+ * them). The CFA: */
+#define HWTAP_UFRAME_CFA_NONE	0	/* no rule taken: frame pointers there */
+#define HWTAP_UFRAME_CFA_SP	1	/* SP + offset */
+#define HWTAP_UFRAME_CFA_FP	2	/* FP + offset */
+#define HWTAP_UFRAME_CFA_PLT	3	/* SP + offset, + 8 where (PC & 15) >= threshold */
+#define HWTAP_UFRAME_CFA_END	4	/* the outermost frame */
+/* the return address and the caller's frame pointer: */
+#define HWTAP_UFRAME_REG_SAME	0	/* in its register still */
+#define HWTAP_UFRAME_REG_CFA	1	/* at CFA + offset */
+#define HWTAP_UFRAME_REG_SP	2	/* at SP + offset */
+#define HWTAP_UFRAME_REG_UNDEF	3	/* not recoverable */
+/* flags: */
+#define HWTAP_UFRAME_DEREF	1	/* the CFA is the word at SP or FP + offset */
+#define HWTAP_UFRAME_SIGNAL	2	/* a signal frame: the caller's PC is exact */
 #define HWTAP_USYMS_REQUEST_MAX	(4096 + 128)	/* a request's bytes at most (PATH_MAX) */
 
 #define HWTAP_CTL_START		"start"

@@ -45,6 +45,9 @@
 
 #include "protocol.h"
 
+#ifndef HWTAP_UFRAMES
+#define HWTAP_UFRAMES 0			/* 1: the script unwinds user stacks (uunwind.c) */
+#endif
 #ifndef HWTAP_UDYN_FILES
 #define HWTAP_UDYN_FILES 1024		/* files named as they are mapped */
 #endif
@@ -67,6 +70,7 @@
 #define HWTAP_UDYN_WAITERS 64		/* tasks waiting at once */
 #define HWTAP_UDYN_SEGS_MAX 64
 #define HWTAP_UDYN_SYMS_MAX (1 << 22)
+#define HWTAP_UDYN_FRAMES_MAX (1 << 21)	/* lib/uframes.h's UFRAMES_ROWS_MAX */
 #define HWTAP_UDYN_NAMES_MAX (1 << 30)	/* a name's offset fits in u32 */
 
 enum { HWTAP_UDYN_ASKED = 1, HWTAP_UDYN_SENT, HWTAP_UDYN_READY, HWTAP_UDYN_NONE };
@@ -80,7 +84,7 @@ struct hwtap_udyn {
 	unsigned long start, end;
 	int state;
 	int user;			/* its owner's share, or -1: root's */
-	void *tables;			/* m's segments, symbols and names */
+	void *tables;			/* m's segments, symbols, unwind rows and names */
 	size_t bytes;
 };
 
@@ -354,9 +358,9 @@ static ssize_t _hwtap_udyn_read(struct file *file, char __user *buf, size_t coun
 		p = d_path(&d->file->f_path, path, PATH_MAX);
 		if (IS_ERR(p))
 			p = "";
-		len = scnprintf(rec, HWTAP_USYMS_REQUEST_MAX, "%d %d %lx %lx %u %u %llu %s", i,
-				d->pid, d->start, d->end, MAJOR(st.dev), MINOR(st.dev),
-				(unsigned long long)st.ino, p) + 1;	/* and its NUL */
+		len = scnprintf(rec, HWTAP_USYMS_REQUEST_MAX, "%d %d %lx %lx %u %u %llu %d %s",
+				i, d->pid, d->start, d->end, MAJOR(st.dev), MINOR(st.dev),
+				(unsigned long long)st.ino, HWTAP_UFRAMES, p) + 1; /* and NUL */
 		if (done + len > count)
 			break;
 		if (copy_to_user(buf + done, rec, len)) {
@@ -394,21 +398,55 @@ static void _hwtap_udyn_settle(struct hwtap_udyn *d, int state, bool again)
 	wake_up_all(&_hwtap_udyn_doneq);
 }
 
-/* The tables of answer HDR into D, checked: 0 or -errno. */
+/* NFRAMES unwind rows of an answer at BUF into FRAMES, checked (ascending, rules known):
+ * 0 or -errno. */
+static int _hwtap_udyn_frames(struct hwtap_uframe *frames, u64 nframes, const char __user *buf)
+{
+	u64 w[HWTAP_USYMS_FRAME_WORDS], i, last = 0;
+
+	for (i = 0; i < nframes; i++, buf += sizeof(w)) {
+		struct hwtap_uframe *f = &frames[i];
+
+		if (!(i & 4095))
+			cond_resched();
+		if (copy_from_user(w, buf, sizeof(w)))
+			return -EFAULT;
+		if ((i && w[0] <= last) || (w[2] >> 40))
+			return -EINVAL;
+		*f = (struct hwtap_uframe){
+			.addr = last = w[0], .cfa_off = (s32)w[1], .ra_off = (s16)(w[1] >> 32),
+			.fp_off = (s16)(w[1] >> 48), .cfa = w[2], .ra = w[2] >> 8,
+			.fp = w[2] >> 16, .flags = w[2] >> 24, .plt = w[2] >> 32,
+		};
+		if (f->cfa > HWTAP_UFRAME_CFA_END || f->ra > HWTAP_UFRAME_REG_UNDEF ||
+		    f->fp > HWTAP_UFRAME_REG_UNDEF ||
+		    (f->flags & ~(HWTAP_UFRAME_DEREF | HWTAP_UFRAME_SIGNAL)) || f->plt > 15)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* The tables of answer HDR into D, checked: 0 or -errno. The rows are kept only where the
+ * script unwinds (HWTAP_UFRAMES). */
 static int _hwtap_udyn_fill(struct hwtap_udyn *d, const u64 *hdr, const char __user *buf)
 {
-	u64 nsegs = hdr[3], nsyms = hdr[4], names_len = hdr[5], i, last = 0;
-	size_t segs_bytes, syms_bytes, need;
+	u64 nsegs = hdr[3], nsyms = hdr[4], names_len = hdr[5], nframes = hdr[6], i, last = 0;
+	size_t segs_bytes, syms_bytes, frames_bytes, need;
 	struct hwtap_useg *segs;
 	struct hwtap_usym *syms;
+	struct hwtap_uframe *frames;
 	char *names, *name, *p;
-	u64 pair[2];
+	u64 sym[HWTAP_USYMS_SYM_WORDS];
+	int rc;
 
 	if (!names_len)
 		return -EINVAL;
+	if (!HWTAP_UFRAMES)
+		nframes = 0;
 	segs_bytes = nsegs * sizeof(*segs);
 	syms_bytes = nsyms * sizeof(*syms);
-	need = segs_bytes + syms_bytes + names_len;
+	frames_bytes = nframes * sizeof(*frames);
+	need = segs_bytes + syms_bytes + frames_bytes + names_len;
 	if (_hwtap_udyn_bytes + need > HWTAP_UDYN_BYTES) {
 		atomic_inc(&_hwtap_udyn_refused_bytes);
 		return -ENOSPC;
@@ -421,36 +459,48 @@ static int _hwtap_udyn_fill(struct hwtap_udyn *d, const u64 *hdr, const char __u
 	}
 	d->tables = kvmalloc(need, GFP_KERNEL);
 	name = kmalloc(PATH_MAX, GFP_KERNEL);
+	rc = -ENOMEM;
 	if (!d->tables || !name)
-		goto nomem;
+		goto fail;
 	segs = d->tables;
 	syms = d->tables + segs_bytes;
-	names = d->tables + segs_bytes + syms_bytes;
+	frames = d->tables + segs_bytes + syms_bytes;
+	names = d->tables + segs_bytes + syms_bytes + frames_bytes;
 	buf += HWTAP_USYMS_HDR_WORDS * 8;
+	rc = -EFAULT;
 	for (i = 0; i < nsegs; i++, buf += 24) {
 		if (copy_from_user(&segs[i], buf, 24))
-			goto fault;
+			goto fail;
 	}
-	for (i = 0; i < nsyms; i++, buf += 16) {
+	for (i = 0; i < nsyms; i++, buf += sizeof(sym)) {
 		if (!(i & 4095))
 			cond_resched();		/* up to 4M of them */
-		if (copy_from_user(pair, buf, 16))
-			goto fault;
-		if ((i && pair[0] <= last) || pair[1] >= names_len)
-			goto inval;
-		syms[i].addr = last = pair[0];
-		syms[i].name = pair[1];
+		rc = -EFAULT;
+		if (copy_from_user(sym, buf, sizeof(sym)))
+			goto fail;
+		rc = -EINVAL;
+		if ((i && sym[0] <= last) || sym[1] >= names_len || sym[2] > U32_MAX)
+			goto fail;
+		syms[i] = (struct hwtap_usym){ .addr = last = sym[0], .name = sym[1],
+					       .size = sym[2] };
 	}
+	rc = _hwtap_udyn_frames(frames, nframes, buf);
+	if (rc)
+		goto fail;
+	buf += hdr[6] * HWTAP_USYMS_FRAME_WORDS * 8;	/* (all of them, kept or not) */
+	rc = -EFAULT;
 	if (copy_from_user(names, buf, names_len))
-		goto fault;
+		goto fail;
+	rc = -EINVAL;
 	if (names[names_len - 1])
-		goto inval;
+		goto fail;
 	p = d_path(&d->file->f_path, name, PATH_MAX);
 	if (IS_ERR(p))
 		strscpy(name, "<unreachable>", PATH_MAX);
 	else
 		memmove(name, p, strlen(p) + 1);
 	d->m = (struct hwtap_umod){ .segs = segs, .nsegs = nsegs, .syms = syms, .nsyms = nsyms,
+				    .frames = nframes ? frames : NULL, .nframes = nframes,
 				    .names = names, .path = name, .name = name,
 				    .inode = d->inode };
 	d->bytes = need;
@@ -458,21 +508,11 @@ static int _hwtap_udyn_fill(struct hwtap_udyn *d, const u64 *hdr, const char __u
 	if (d->user >= 0)
 		_hwtap_udyn_users[d->user].bytes += need;
 	return 0;
-fault:
+fail:
 	kvfree(d->tables);
 	d->tables = NULL;
 	kfree(name);
-	return -EFAULT;
-inval:
-	kvfree(d->tables);
-	d->tables = NULL;
-	kfree(name);
-	return -EINVAL;
-nomem:
-	kvfree(d->tables);
-	d->tables = NULL;
-	kfree(name);
-	return -ENOMEM;
+	return rc;
 }
 
 /* An answer (protocol.h): COUNT bytes, or -errno. */
@@ -504,8 +544,9 @@ static ssize_t _hwtap_udyn_write(struct file *file, const char __user *buf, size
 	if (hdr[2] > HWTAP_USYMS_GONE ||
 	    (hdr[2] == HWTAP_USYMS_OK &&
 	     (hdr[3] > HWTAP_UDYN_SEGS_MAX || hdr[4] > HWTAP_UDYN_SYMS_MAX ||
-	      hdr[5] > HWTAP_UDYN_NAMES_MAX ||
-	      count != sizeof(hdr) + hdr[3] * 24 + hdr[4] * 16 + hdr[5]))) {
+	      hdr[5] > HWTAP_UDYN_NAMES_MAX || hdr[6] > HWTAP_UDYN_FRAMES_MAX ||
+	      count != sizeof(hdr) + hdr[3] * 24 + hdr[4] * HWTAP_USYMS_SYM_WORDS * 8 +
+		       hdr[6] * HWTAP_USYMS_FRAME_WORDS * 8 + hdr[5]))) {
 		_hwtap_udyn_settle(d, HWTAP_UDYN_NONE, false);
 		rc = -EINVAL;
 		goto out;

@@ -30,10 +30,12 @@
  * (HWTAP_UMAPS_MMS address spaces, HWTAP_UMAPS_PER_MM mappings each); what finds no room
  * is counted and reported at the stop.
  *
- * Backtraces follow frame pointers (x86-64 %rbp, arm64 x29): the saved frame pointer and
- * return address at each frame, read with nofault copies, at most MAXBACKTRACE frames,
- * each frame above the last. Code built without frame pointers ends a backtrace early
- * (hwtap-perf(7) says so); SystemTap unwinds with the modules' DWARF CFI instead.
+ * A symbol's extent is its st_size where the file gives one: an address past it is in
+ * none (code without a symbol of its own, a static function of a stripped library) and
+ * named by its file and link-time address, never after the symbol before it.
+ *
+ * Backtraces (uunwind.c) follow each file's unwind rows, made from its .eh_frame, and
+ * frame pointers where a file has none.
  */
 #ifndef HWTAP_USYMS_C
 #define HWTAP_USYMS_C
@@ -616,6 +618,8 @@ static const char *_hwtap_usym_lookup(struct task_struct *task, unsigned long ad
 	if (!w.vaddr || !m->nsyms || w.vaddr < m->syms[0].addr)
 		return NULL;
 	lo = _hwtap_last_at_or_below(m->syms, m->nsyms, sizeof(m->syms[0]), w.vaddr);
+	if (m->syms[lo].size && w.vaddr - m->syms[lo].addr >= m->syms[lo].size)
+		return NULL;		/* past its end: in no symbol hwtap knows */
 	*offset = w.vaddr - m->syms[lo].addr;
 	*size = lo + 1 < m->nsyms ? m->syms[lo + 1].addr - m->syms[lo].addr : 0;
 	return m->names + m->syms[lo].name;
@@ -742,10 +746,26 @@ static int _hwtap_usym_format(char *buf, size_t len, struct task_struct *task,
 	return scnprintf(buf, len, "%#lx", addr);
 }
 
-/* fold.h's namer for user frames of the task ARG: usymname()'s name, or hex. */
+/* fold.h's namer for user frames of the task ARG: usymname()'s name; in no symbol but in a
+ * file, the file's name and the link-time address, as perf names it
+ * ("liblzma.so.5.4.1+0x1692b"); else hex. */
 static int _hwtap_fold_user(char *buf, size_t room, unsigned long pc, void *arg)
 {
-	return _hwtap_usym_format(buf, room, arg, pc, HWTAP_USYM_NAME);
+	struct task_struct *task = arg;
+	const char *name, *mod, *base;
+	unsigned long off, size;
+	struct hwtap_uwhere w;
+	ssize_t n;
+
+	name = _hwtap_usym_lookup(task, pc, &mod, &off, &size);
+	if (name) {
+		n = strscpy(buf, name, room);
+		return n < 0 ? room - 1 : n;
+	}
+	if (!mod || !_hwtap_umap_find(task->mm, pc, &w) || !w.vaddr)
+		return _hwtap_usym_format(buf, room, task, pc, HWTAP_USYM_NAME);
+	base = strrchr(mod, '/');
+	return scnprintf(buf, room, "%s+%#llx", base ? base + 1 : mod, w.vaddr);
 }
 
 /* Whether ADDR of TASK is the first instruction of a symbol hwtap knows. */
@@ -778,51 +798,6 @@ static bool _hwtap_ucompat(struct pt_regs *regs)
 #endif
 }
 
-/* The user backtrace of the probe's task into PCS (at most MAX): the address it was at,
- * then the return addresses frame pointers lead to; 0 frames without user code. */
-static int _hwtap_ubacktrace(struct hwtap_context_base *b, unsigned long *pcs, int max)
-{
-	struct pt_regs *regs = _hwtap_uregs(b);
-	unsigned long fp, low;
-	int n = 0;
-
-	if (!regs || max < 1)
-		return 0;
-	pcs[n++] = instruction_pointer(regs);
-	if (_hwtap_ucompat(regs))
-		return n;
-	fp = frame_pointer(regs);
-	low = user_stack_pointer(regs);
-	if (n < max && _hwtap_usym_at_start(b->task, pcs[0])) {
-		/* at a named function's first instruction (a uprobe on a function without
-		 * DWARF, a sample there): its frame is not made yet, the frame pointer is
-		 * still its caller's, and the return address is where the call left it */
-		unsigned long ret;
-#if defined(CONFIG_X86_64)
-		if (!_hwtap_ucopy(&ret, low, sizeof(ret)))
-			return n;
-#elif defined(CONFIG_ARM64)
-		ret = regs->regs[30];
-#else
-		return n;
-#endif
-		if (!ret)
-			return n;
-		pcs[n++] = ret;
-	}
-	while (n < max) {
-		unsigned long frame[2];		/* the caller's frame pointer, the return */
-
-		if (fp < low || (fp & (sizeof(long) - 1)) ||
-		    !_hwtap_ucopy(frame, fp, sizeof(frame)) || !frame[1])
-			break;
-		pcs[n++] = frame[1];
-		if (frame[0] <= fp)		/* frames go up the stack */
-			break;
-		low = fp + sizeof(frame);
-		fp = frame[0];
-	}
-	return n;
-}
+#include "uunwind.c"
 
 #endif /* HWTAP_USYMS_C */

@@ -12,6 +12,11 @@
   usyms_shapes.py one-name OUT     40,000 functions at one address sharing one 16 MiB
                                    name: each name's length and each comparison in the
                                    sort go over all of it
+  usyms_shapes.py eh-work OUT      a function and an .eh_frame of 48 FDEs, each 1 MiB of
+                                   DW_CFA_nop before 1024 rows: libdw reads an FDE from its
+                                   start for each row (48 GiB of instructions in all)
+  usyms_shapes.py eh-cut OUT       a function and an .eh_frame cut short: its CIE says it
+                                   is longer than the section
 """
 import os
 import struct
@@ -89,7 +94,60 @@ def one_name(out):
                                     (str_off, strtab), (shoff, shdrs)])
 
 
-SHAPES = {'sections': sections, 'copies': copies, 'strings': strings, 'one-name': one_name}
+SHSTR_EH = b'\0.shstrtab\0.symtab\0.strtab\0.text\0.eh_frame\0'   # .eh_frame at 33
+
+
+def cie():
+    """A CIE as GCC writes x86-64's: "zR", FDE pointers pcrel|sdata4, CFA = rsp + 8, the
+    return address at CFA - 8."""
+    body = struct.pack('<I', 0) + bytes([1]) + b'zR\0' + bytes([1, 0x78, 16, 1, 0x1b])
+    body += bytes([0x0c, 7, 8, 0x90, 1])
+    body += bytes((-len(body) - 4) % 8)
+    return struct.pack('<I', len(body)) + body
+
+
+def fde(at, cie_at, start, length, instructions):
+    """An FDE at section offset AT (address EH + AT) for [START, START + LENGTH)."""
+    body = struct.pack('<I', at + 4 - cie_at)
+    body += struct.pack('<iI', start - (EH + at + 8), length) + bytes([0])
+    body += instructions
+    body += bytes((-len(body) - 4) % 8)
+    return struct.pack('<I', len(body)) + body
+
+
+EH, TEXT = 0x200000, 0x1000
+
+
+def with_eh_frame(out, eh):
+    sym = bytes(24) + struct.pack('<IBBHQQ', 1, 0x12, 0, 4, TEXT, 16)
+    strtab = b'\0f\0'
+    sym_off, str_off, eh_off = 4096, 8192, 12288
+    shoff = (eh_off + len(eh) + 7) & ~7
+    shdrs = bytes(64) + section(1, SHT_STRTAB, 64, len(SHSTR_EH)) + \
+        section(11, SHT_SYMTAB, sym_off, len(sym), 3, 1, 24) + \
+        section(19, SHT_STRTAB, str_off, len(strtab)) + \
+        section(27, 1, 0, 1 << 20, flags=6, addr=TEXT) + \
+        section(33, 1, eh_off, len(eh), flags=2, addr=EH)
+    write(out, shoff + len(shdrs), [(0, header(shoff, 6)), (64, SHSTR_EH), (sym_off, sym),
+                                    (str_off, strtab), (eh_off, eh), (shoff, shdrs)])
+
+
+def eh_work(out):
+    eh = cie()
+    rows = b''.join(bytes([0x41, 0x0e, 8 + 8 * (i % 2)]) for i in range(1024))
+    for k in range(48):
+        eh += fde(len(eh), 0, TEXT + k * 4096, 4096, bytes(1 << 20) + rows)
+    with_eh_frame(out, eh + bytes(4))
+
+
+def eh_cut(out):
+    eh = cie()
+    eh = struct.pack('<I', 1 << 20) + eh[4:]
+    with_eh_frame(out, eh)
+
+
+SHAPES = {'sections': sections, 'copies': copies, 'strings': strings, 'one-name': one_name,
+          'eh-work': eh_work, 'eh-cut': eh_cut}
 
 if __name__ == '__main__':
     if len(sys.argv) != 3 or sys.argv[1] not in SHAPES:

@@ -1,11 +1,12 @@
 /* usyms-drive.c - runs hwtap-run's symbol server (loader/usyms.c) as its relay does, with a
  * socket pair in place of the module's /proc/hwtap_NAME/usyms, for usyms.exp.
  *
- *   usyms-drive [-p PID] [-n NAME] FILE...
+ *   usyms-drive [-f] [-p PID] [-n NAME] FILE...
  *
- * asks for each FILE's symbols (a request as runtime/udyn.c writes one, for process PID,
+ * asks for each FILE's symbols, and with -f its unwind rows (a request as runtime/udyn.c
+ * writes one, for process PID,
  * this one by default, and a mapping it does not have, so the reader opens the path), serves until every one
- * is answered, and prints for each "answer K: STATUS[, symbols][, names NAME]" (NAME:
+ * is answered, and prints for each "answer K: STATUS[, symbols][, unwind rows][, names NAME]" (NAME:
  * whether the answer names it), then "relay: longest step under 100 ms" (or how long
  * the longest usyms_serve() call took), "relay: memory under 64 MiB" (or this process's
  * peak RSS), "readers: memory under 256 MiB" (or the readers' largest peak RSS), and
@@ -53,20 +54,24 @@ static void on_child(int sig)
 static void print_answer(const unsigned char *a, size_t len, const char *name)
 {
 	static const char *const statuses[] = { "OK", "NONE", "GONE" };
+	const size_t hdr = HWTAP_USYMS_HDR_WORDS * 8, sym = HWTAP_USYMS_SYM_WORDS * 8;
+	const size_t frame = HWTAP_USYMS_FRAME_WORDS * 8;
 	uint64_t id = word(a + 8), status = word(a + 16), nsegs = word(a + 24);
-	uint64_t nsyms = word(a + 32), names_len = word(a + 40);
+	uint64_t nsyms = word(a + 32), names_len = word(a + 40), nframes = word(a + 48);
 	printf("answer %llu: %s", (unsigned long long)id,
 	       status < 3 ? statuses[status] : "(bad status)");
-	if (len != 48 + nsegs * 24 + nsyms * 16 + names_len) {
-		printf(", %zu bytes for %llu\n", len,
-		       (unsigned long long)(48 + nsegs * 24 + nsyms * 16 + names_len));
+	size_t want = hdr + nsegs * 24 + nsyms * sym + nframes * frame + names_len;
+	if (len != want) {
+		printf(", %zu bytes for %zu\n", len, want);
 		return;
 	}
 	if (nsyms)
 		printf(", symbols");
-	const char *names = (const char *)a + 48 + nsegs * 24 + nsyms * 16;
+	if (nframes)
+		printf(", unwind rows");
+	const char *names = (const char *)a + want - names_len;
 	for (uint64_t i = 0; name && i < nsyms; i++) {
-		uint64_t off = word(a + 48 + nsegs * 24 + i * 16 + 8);
+		uint64_t off = word(a + hdr + nsegs * 24 + i * sym + 8);
 		if (off < names_len && !strcmp(names + off, name)) {
 			printf(", names %s", name);
 			break;
@@ -78,9 +83,11 @@ static void print_answer(const unsigned char *a, size_t len, const char *name)
 int main(int argc, char **argv)
 {
 	const char *name = NULL;
-	int pid = getpid(), opt;
-	while ((opt = getopt(argc, argv, "p:n:")) != -1) {
-		if (opt == 'p')
+	int pid = getpid(), opt, frames = 0;
+	while ((opt = getopt(argc, argv, "fp:n:")) != -1) {
+		if (opt == 'f')
+			frames = 1;
+		else if (opt == 'p')
 			pid = atoi(optarg);
 		else if (opt == 'n')
 			name = optarg;
@@ -101,9 +108,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		char req[HWTAP_USYMS_REQUEST_MAX];
-		int n = snprintf(req, sizeof(req), "%d %d 1 2 %u %u %llu %s", ++asked, pid,
+		int n = snprintf(req, sizeof(req), "%d %d 1 2 %u %u %llu %d %s", ++asked, pid,
 				 major(st.st_dev), minor(st.st_dev),
-				 (unsigned long long)st.st_ino, argv[i]);
+				 (unsigned long long)st.st_ino, frames, argv[i]);
 		if (write(sv[0], req, n + 1) != n + 1) {
 			perror("usyms-drive: request");
 			return 1;

@@ -15,10 +15,12 @@
  * its symbols (.symtab, or .dynsym when stripped: functions, IFUNCs and objects, by
  * link-time address, one per address), written as C arrays the runtime searches; and
  * its DWARF line table (address, line, file) when a used function says "pragma:ulines"
- * (usymfileline() and the rest).
+ * (usymfileline() and the rest); its unwind rows (lib/uframes.c) when one says
+ * "pragma:uframes" (the user backtraces).
  */
 #include "hwtap.h"
 #include "codegen/translate.h"
+#include "uframes.h"
 #include "usymtab.h"
 
 #include <gelf.h>
@@ -65,10 +67,33 @@ static int write_lines(StrBuf *out, int k, UProgram *prog)
 	return rows.len;
 }
 
+/* The unwind rows of ELF as C, named by index K, appended to OUT: their count. */
+static int write_frames(StrBuf *out, int k, Elf *elf)
+{
+	UFrameTab t;
+	if (uframes_read(elf, &t)) {
+		fputs("hwtap: error: out of memory\n", stderr);
+		exit(1);
+	}
+	sb_printf(out, "static const struct hwtap_uframe hwtap_uframes_%d[] = {", k);
+	for (size_t i = 0; i < t.nrows; i++) {
+		const UFrameRow *r = &t.rows[i];
+		sb_printf(out, "%s{%#llx, %d, %d, %d, %u, %u, %u, %u, %u}",
+			  !i ? "\n\t" : i % 3 ? ", " : ",\n\t", (unsigned long long)r->addr,
+			  r->cfa_off, r->ra_off, r->fp_off, r->cfa, r->ra, r->fp, r->flags, r->plt);
+	}
+	if (!t.nrows)
+		sb_puts(out, "{0}");
+	sb_puts(out, "\n};\n");
+	int n = t.nrows;
+	uframes_free(&t);
+	return n;
+}
+
 /* The file's table as C, named by index K, appended to OUT; the module's initializer to
- * MODS. LINES: its line table too. */
+ * MODS. LINES: its line table too; FRAMES: its unwind rows. */
 static void write_module(StrBuf *out, StrBuf *mods, int k, const char *path, UProgram *prog,
-			 bool lines)
+			 bool lines, bool frames)
 {
 	Elf *elf = uprog_elf(prog);
 	USymTab t;
@@ -86,8 +111,9 @@ static void write_module(StrBuf *out, StrBuf *mods, int k, const char *path, UPr
 	sb_puts(out, "};\n");
 	sb_printf(out, "static const struct hwtap_usym hwtap_usyms_%d[] = {", k);
 	for (size_t i = 0; i < t.nsyms; i++)
-		sb_printf(out, "%s{%#llx, %llu}", !i ? "\n\t" : i % 4 ? ", " : ",\n\t",
-			  (unsigned long long)t.syms[i].addr, (unsigned long long)t.syms[i].name);
+		sb_printf(out, "%s{%#llx, %llu, %llu}", !i ? "\n\t" : i % 4 ? ", " : ",\n\t",
+			  (unsigned long long)t.syms[i].addr, (unsigned long long)t.syms[i].name,
+			  (unsigned long long)t.syms[i].size);
 	if (!t.nsyms)
 		sb_puts(out, "{0}");
 	sb_puts(out, "\n};\n");
@@ -103,6 +129,9 @@ static void write_module(StrBuf *out, StrBuf *mods, int k, const char *path, UPr
 	if (lines)
 		sb_printf(mods, ", .lines = hwtap_ulines_%d, .nlines = %d, .files = hwtap_ufiles_%d",
 			  k, write_lines(out, k, prog), k);
+	if (frames)
+		sb_printf(mods, ", .frames = hwtap_uframes_%d, .nframes = %d", k,
+			  write_frames(out, k, elf));
 	sb_puts(mods, " },\n");
 }
 
@@ -312,8 +341,11 @@ char *usyms_tables(Session *s)
 	StrBuf out = {0}, mods = {0};
 	sb_puts(&out, "#include \"runtime/usyms.h\"\n");
 	bool lines = pragma_used(s, "pragma:ulines");
+	bool frames = pragma_used(s, "pragma:uframes");
 	for (int i = 0; i < f.paths.len; i++)
-		write_module(&out, &mods, i, f.paths.data[i], f.progs.data[i], lines);
+		write_module(&out, &mods, i, f.paths.data[i], f.progs.data[i], lines, frames);
+	if (frames)
+		sb_puts(&out, "#define HWTAP_UFRAMES 1\n");
 	sb_printf(&out, "#define HWTAP_UMODS %d\n", f.paths.len);
 	sb_printf(&out, "static struct hwtap_umod hwtap_umods[%d] = {\n%s};\n",
 		  f.paths.len ? f.paths.len : 1, mods.buf ? mods.buf : "");

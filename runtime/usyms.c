@@ -519,12 +519,15 @@ static int _hwtap_usyms_start(void)
 
 /* ---- lookups, in any context -------------------------------------------------------------- */
 
-/* What an address is: its module (-1: none known), its link-time address there, and the
- * mapping that holds it. */
+/* What an address is: its module (-1: none known), its link-time address there (0: in no
+ * segment), the mapping that holds it, and the addresses [lo, hi) around it whose
+ * link-time address is theirs + bias (its segment within the mapping). */
 struct hwtap_uwhere {
 	int mod;
 	u64 vaddr;
 	unsigned long start, end;
+	unsigned long lo, hi;
+	u64 bias;
 };
 
 static bool _hwtap_umap_find(const struct mm_struct *mm, unsigned long addr,
@@ -535,6 +538,7 @@ static bool _hwtap_umap_find(const struct mm_struct *mm, unsigned long addr,
 	const struct hwtap_umod *mod;
 	bool settled = false;
 	int tries, i, n;
+	u64 off;
 
 	if (!mm || !_hwtap_umaps_pool)
 		return false;
@@ -565,16 +569,22 @@ static bool _hwtap_umap_find(const struct mm_struct *mm, unsigned long addr,
 	w->start = m.start;
 	w->end = m.end;
 	/* the file offset, then the segment that puts it at a link-time address */
-	addr = addr - m.start + m.offset;
+	off = addr - m.start + m.offset;
 	for (i = 0; i < mod->nsegs; i++) {
 		const struct hwtap_useg *s = &mod->segs[i];
 
-		if (addr >= s->offset && addr < s->offset + s->size) {
-			w->vaddr = addr - s->offset + s->vaddr;
+		if (off >= s->offset && off < s->offset + s->size) {
+			w->vaddr = off - s->offset + s->vaddr;
+			w->bias = w->vaddr - addr;
+			/* the segment's bytes in memory, as far as the mapping has them */
+			w->lo = s->offset > m.offset ? max(m.start, m.start + (unsigned long)
+							   (s->offset - m.offset)) : m.start;
+			w->hi = min_t(u64, m.end, m.start + (s->offset + s->size - m.offset));
 			return true;
 		}
 	}
 	w->vaddr = 0;
+	w->lo = w->hi = 0;
 	return true;
 }
 

@@ -22,31 +22,46 @@
 #ifndef HWTAP_UUNWIND_C
 #define HWTAP_UUNWIND_C
 
-/* A frame's registers, as the unwinder carries them up. */
+/* A frame's registers, as the unwinder carries them up, and the segment the last lookup
+ * found (callers are mostly in the same file: no lookup of the mapping again). */
 struct hwtap_uframe_regs {
 	unsigned long pc, sp, fp;
 	unsigned long lr;	/* arm64's link register, while it is still the callee's */
 	bool lr_known;
 	bool exact;		/* PC is where the frame was stopped, not a return address */
+	const struct hwtap_umod *m;	/* [lo, hi) is its, at link-time address + bias */
+	unsigned long lo, hi;
+	u64 bias;
 };
 
 /* The row for R's PC, or NULL: in a file hwtap knows, at or below its link-time address. A
  * return address is looked up one byte before it: the call, which may be a function's
  * last instruction (a call to a function that does not return). */
 static const struct hwtap_uframe *_hwtap_uframe_row(struct task_struct *task,
-						    const struct hwtap_uframe_regs *r)
+						    struct hwtap_uframe_regs *r)
 {
 	unsigned long at = r->exact ? r->pc : r->pc - 1;
-	const struct hwtap_umod *m;
+	const struct hwtap_umod *m = r->m;
 	struct hwtap_uwhere w;
+	u64 vaddr;
 	int i;
 
-	if (!HWTAP_UFRAMES || !_hwtap_umap_find(task->mm, at, &w) || !w.vaddr)
+	if (!HWTAP_UFRAMES)
 		return NULL;
-	m = _hwtap_umod(w.mod);
-	if (!m || !m->nframes || w.vaddr < m->frames[0].addr)
+	if (!m || at < r->lo || at >= r->hi) {
+		r->m = NULL;
+		if (!_hwtap_umap_find(task->mm, at, &w) || !w.vaddr ||
+		    !(m = _hwtap_umod(w.mod)) || !m->nframes)
+			return NULL;
+		r->m = m;
+		r->lo = w.lo;
+		r->hi = w.hi;
+		r->bias = w.bias;
+	}
+	vaddr = at + r->bias;
+	if (vaddr < m->frames[0].addr)
 		return NULL;
-	i = _hwtap_last_at_or_below(m->frames, m->nframes, sizeof(m->frames[0]), w.vaddr);
+	i = _hwtap_last_at_or_below(m->frames, m->nframes, sizeof(m->frames[0]), vaddr);
 	return &m->frames[i];
 }
 
@@ -76,6 +91,16 @@ static int _hwtap_uframe_step_row(const struct hwtap_uframe *f, struct hwtap_ufr
 		cfa += 8;
 	if ((f->flags & HWTAP_UFRAME_DEREF) && !_hwtap_ucopy(&cfa, cfa, sizeof(cfa)))
 		return 0;
+	if (f->ra == HWTAP_UFRAME_REG_CFA && f->fp == HWTAP_UFRAME_REG_CFA &&
+	    f->ra_off == f->fp_off + sizeof(long)) {
+		unsigned long pair[2];	/* a frame record, the common case: one read */
+
+		if (!_hwtap_ucopy(pair, cfa + f->fp_off, sizeof(pair)))
+			return 0;
+		fp = pair[0];
+		ra = pair[1];
+		goto read;
+	}
 	if (f->ra == HWTAP_UFRAME_REG_SAME) {
 		if (!r->lr_known)
 			return 0;
@@ -88,6 +113,7 @@ static int _hwtap_uframe_step_row(const struct hwtap_uframe *f, struct hwtap_ufr
 	else if (f->fp != HWTAP_UFRAME_REG_SAME &&
 		 !_hwtap_uframe_saved(f->fp, f->fp_off, cfa, r->sp, &fp))
 		return 0;
+read:
 	/* callers' frames are higher up the stack; a signal frame's interrupted one may be
 	 * anywhere (sigaltstack) */
 	if (!ra || (cfa <= r->sp && !(f->flags & HWTAP_UFRAME_SIGNAL)))

@@ -344,8 +344,8 @@ char *usyms_tables(Session *s)
 	bool frames = pragma_used(s, "pragma:uframes");
 	for (int i = 0; i < f.paths.len; i++)
 		write_module(&out, &mods, i, f.paths.data[i], f.progs.data[i], lines, frames);
-	if (frames)
-		sb_puts(&out, "#define HWTAP_UFRAMES 1\n");
+	if (frames)             /* (-D HWTAP_UFRAMES=0: frame pointers only, as bench/ustacks.sh's) */
+		sb_puts(&out, "#ifndef HWTAP_UFRAMES\n#define HWTAP_UFRAMES 1\n#endif\n");
 	sb_printf(&out, "#define HWTAP_UMODS %d\n", f.paths.len);
 	sb_printf(&out, "static struct hwtap_umod hwtap_umods[%d] = {\n%s};\n",
 		  f.paths.len ? f.paths.len : 1, mods.buf ? mods.buf : "");

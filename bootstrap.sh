@@ -45,6 +45,7 @@ packages=(
 	libbpf-dev                      # kernel.function probes: functions and parameters from BTF
 	zlib1g-dev                      # static libelf.a needs libz.a (loader/hwtap-run is static)
 	liblzma-dev libbz2-dev          # and static libdw.a (hwtap-run's readers: unwind rows)
+	libiberty-dev                   # cplus_demangle(): C++ and Rust names in backtraces
 	libsqlite3-dev                  # hwtap-run --ras-db: rasdaemon's database
 	sqlite3 libdbd-sqlite3-perl     # rasdb.exp reads it, and rasdaemon's ras-mc-ctl does
 	systemtap                       # its tapset is the parse corpus
@@ -56,7 +57,7 @@ packages=(
 	time                            # bench/front.sh counts page faults with GNU time's %R
 	# the arm64 guest (-a arm64): QEMU, the cross compiler for modules and hwtap-run
 	qemu-system-arm gcc-aarch64-linux-gnu libelf-dev:arm64 zlib1g-dev:arm64
-	libdw-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64
+	libdw-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64 libiberty-dev:arm64
 	libsqlite3-dev:arm64
 	qemu-efi-aarch64                # its UEFI firmware: the GHES guest (--vm-ghes)
 )

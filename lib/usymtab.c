@@ -1,6 +1,7 @@
 /* usymtab.c - an ELF file's segments and symbols by address (usymtab.h). */
 #include "usymtab.h"
 
+#include <libiberty/demangle.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,44 @@ static int read_table(Elf *elf, unsigned type, Syms *out)
 	return 0;
 }
 
+/* The C++ and Rust names of T demangled (libiberty's cplus_demangle, which knows both),
+ * each after its raw name in T's names: 0, or -1 when out of memory (T then empty). At
+ * most USYMTAB_DEMANGLE_MAX bytes of raw names are demangled, and only while the names
+ * stay within USYMTAB_NAMES_MAX: past either, names stay raw. */
+static int demangle(USymTab *t)
+{
+	size_t done = 0, cap = t->names_len;
+	for (size_t i = 0; i < t->nsyms; i++) {
+		const char *raw = t->names + t->syms[i].name;
+		if (raw[0] != '_' || (raw[1] != 'Z' && raw[1] != 'R'))
+			continue;
+		size_t len = strlen(raw);
+		if ((done += len) > USYMTAB_DEMANGLE_MAX)
+			break;
+		char *d = cplus_demangle(raw, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+		if (!d)
+			continue;
+		size_t dlen = strnlen(d, USYMTAB_NAME_MAX);
+		if (t->names_len + dlen + 1 > USYMTAB_NAMES_MAX) {
+			free(d);
+			break;
+		}
+		char *names = grow(t->names, &cap, t->names_len + dlen + 1, 1);
+		if (!names) {
+			free(d);
+			usymtab_free(t);
+			return -1;
+		}
+		t->names = names;
+		memcpy(t->names + t->names_len, d, dlen);
+		t->names[t->names_len + dlen] = '\0';
+		t->syms[i].dname = t->names_len;
+		t->names_len += dlen + 1;
+		free(d);
+	}
+	return 0;
+}
+
 void usymtab_free(USymTab *t)
 {
 	free(t->segs);
@@ -158,13 +197,13 @@ int usymtab_read(Elf *elf, USymTab *t)
 				e->size = syms.v[i].size;
 			continue;
 		}
-		t->syms[t->nsyms++] = (USymEntry){syms.v[i].addr, t->names_len, syms.v[i].size};
+		t->syms[t->nsyms++] = (USymEntry){syms.v[i].addr, t->names_len, syms.v[i].size, 0};
 		memcpy(t->names + t->names_len, syms.v[i].name, syms.v[i].len);
 		t->names[t->names_len + syms.v[i].len] = '\0';
 		t->names_len += syms.v[i].len + 1;
 	}
 	free(syms.v);
-	return 0;
+	return demangle(t);
 
 oom_syms:
 	free(syms.v);

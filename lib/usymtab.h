@@ -17,6 +17,7 @@ typedef struct {
 	uint64_t addr;                  /* link-time address, ascending, each once */
 	uint64_t name;                  /* offset in names */
 	uint64_t size;                  /* st_size, up to USYMTAB_SIZE_MAX; 0: not known */
+	uint64_t dname;                 /* the name demangled (C++, Rust), in names; 0: none */
 } USymEntry;
 
 typedef struct {
@@ -38,11 +39,12 @@ typedef struct {
 #define USYMTAB_NAME_MAX 4096
 #define USYMTAB_NAMES_MAX (256u << 20)
 #define USYMTAB_SIZE_MAX 0xffffffffu
+#define USYMTAB_DEMANGLE_MAX (64u << 20)
 
 /* ELF's segments and symbols into T (.symtab, else .dynsym; functions, IFUNCs and objects;
  * of several at one address the global, then weak, then local one, functions before
- * objects, with the largest size of theirs; versions cut at '@'). 0, or -1 when out of
- * memory (T then empty). */
+ * objects, with the largest size of theirs; versions cut at '@'; C++ and Rust names also
+ * demangled). 0, or -1 when out of memory (T then empty). */
 int usymtab_read(Elf *elf, USymTab *t);
 void usymtab_free(USymTab *t);
 

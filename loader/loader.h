@@ -19,7 +19,7 @@ typedef struct ModInfo {
 } ModInfo;
 
 /* Allocation that ends hwtap-run with "error: out of memory" when it fails (modinfo.c). */
-void *xrealloc(void *p, size_t size);
+void *loader_realloc(void *p, size_t size);
 char *xstrndup(const char *s, size_t n);
 
 /* Reads PATH's .modinfo into MI. 0, or -1 with a message (malloc'ed, without the

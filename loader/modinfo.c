@@ -29,7 +29,7 @@ static char *format(const char *fmt, ...)
 	return s;
 }
 
-void *xrealloc(void *p, size_t size)
+void *loader_realloc(void *p, size_t size)
 {
 	p = realloc(p, size ? size : 1);
 	if (!p) {
@@ -51,7 +51,7 @@ char *xstrndup(const char *s, size_t n)
 
 static void add_param(ModInfo *mi, const char *name, size_t len)
 {
-	mi->params = xrealloc(mi->params, sizeof(*mi->params) * (mi->nparams + 1));
+	mi->params = loader_realloc(mi->params, sizeof(*mi->params) * (mi->nparams + 1));
 	mi->params[mi->nparams++] = xstrndup(name, len);
 }
 
@@ -63,7 +63,7 @@ static void take_entry(ModInfo *mi, const char *s)
 		mi->vermagic = xstrndup(s + 9, strlen(s + 9));
 		mi->release = xstrndup(s + 9, strcspn(s + 9, " "));
 	} else if (!strncmp(s, "hwtap_perf_member=", 18)) {
-		mi->members = xrealloc(mi->members, sizeof(*mi->members) * (mi->nmembers + 1));
+		mi->members = loader_realloc(mi->members, sizeof(*mi->members) * (mi->nmembers + 1));
 		mi->members[mi->nmembers++] = xstrndup(s + 18, strlen(s + 18));
 	} else if (!strncmp(s, "parmtype=", 9)) {
 		const char *colon = strchr(s + 9, ':');

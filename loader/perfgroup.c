@@ -304,7 +304,7 @@ static int by_index(const void *a, const void *b)
 
 int perfgroups_open(const ModInfo *mi, int ctl_fd, pid_t target, char **why)
 {
-	Member *m = xrealloc(NULL, mi->nmembers * sizeof(*m));
+	Member *m = loader_realloc(NULL, mi->nmembers * sizeof(*m));
 	uint64_t cookie;
 	int rc = 0;
 	*why = NULL;

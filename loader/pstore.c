@@ -48,7 +48,7 @@ static int slurp(const char *path, char **text, size_t *len)
 	size_t n = 0, cap = 0, got;
 	do {
 		if (cap - n < 65536)
-			p = xrealloc(p, cap = cap * 2 + 65536);
+			p = loader_realloc(p, cap = cap * 2 + 65536);
 		got = fread(p + n, 1, cap - n - 1, f);
 		n += got;
 	} while (got);
@@ -76,7 +76,7 @@ static int add_file(Files *fs, const char *path, int dir)
 	if (sscanf(d.text, "%31[A-Za-z]#%ld Part%ld", reason, &d.count, &d.part) != 3)
 		d.count = d.part = 0;
 	d.path = xstrndup(path, strlen(path));
-	fs->v = xrealloc(fs->v, (fs->n + 1) * sizeof(*fs->v));
+	fs->v = loader_realloc(fs->v, (fs->n + 1) * sizeof(*fs->v));
 	fs->v[fs->n++] = d;
 	return 0;
 }
@@ -179,7 +179,7 @@ static enum kind classify(const char *line, char name[SESSION_NAME_MAX + 1], con
 
 static void tail_add(PanicTail *t, const char *s, size_t len)
 {
-	t->text = xrealloc(t->text, t->len + len + 1);
+	t->text = loader_realloc(t->text, t->len + len + 1);
 	memcpy(t->text + t->len, s, len);
 	t->len += len;
 	t->text[t->len] = '\0';
@@ -218,7 +218,7 @@ static int part_header(const char *line)
 
 static PanicTail *tail_new(Tails *ts, const char *name, const char *source)
 {
-	ts->v = xrealloc(ts->v, (ts->n + 1) * sizeof(*ts->v));
+	ts->v = loader_realloc(ts->v, (ts->n + 1) * sizeof(*ts->v));
 	PanicTail *t = &ts->v[ts->n++];
 	memset(t, 0, sizeof(*t));
 	snprintf(t->name, sizeof(t->name), "%s", name);

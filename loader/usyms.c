@@ -265,6 +265,7 @@ static int write_answer(int out, const Request *r, uint64_t status, const USymTa
 		put64(&p, t->syms[i].addr);
 		put64(&p, t->syms[i].name);
 		put64(&p, t->syms[i].size);
+		put64(&p, t->syms[i].dname);
 	}
 	for (size_t i = 0; ok && i < f->nrows; i++) {
 		const UFrameRow *row = &f->rows[i];

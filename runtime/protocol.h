@@ -50,7 +50,8 @@
  *                                HWTAP_USYMS_MAGIC, ID, STATUS, NSEGS, NSYMS, NAMES_LEN,
  *                                NFRAMES, then NSEGS x (file offset, link-time address,
  *                                bytes in the file) of the PT_LOAD segments, NSYMS x
- *                                (link-time address, name offset, size: 0 unknown)
+ *                                (link-time address, name offset, size: 0 unknown, the
+ *                                demangled name's offset: 0 none)
  *                                ascending by address, NFRAMES x (link-time address,
  *                                offsets, rules) ascending by address: the unwind rows of
  *                                lib/uframes.h, offsets the CFA's (s32, bits 0-31), the
@@ -140,7 +141,7 @@
 #define HWTAP_USYMS_NONE	1
 #define HWTAP_USYMS_GONE	2
 #define HWTAP_USYMS_HDR_WORDS	7
-#define HWTAP_USYMS_SYM_WORDS	3
+#define HWTAP_USYMS_SYM_WORDS	4
 #define HWTAP_USYMS_FRAME_WORDS	3
 
 /* The unwind rows' rules (lib/uframes.h says what each means; runtime/uunwind.c follows

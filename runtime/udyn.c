@@ -479,10 +479,11 @@ static int _hwtap_udyn_fill(struct hwtap_udyn *d, const u64 *hdr, const char __u
 		if (copy_from_user(sym, buf, sizeof(sym)))
 			goto fail;
 		rc = -EINVAL;
-		if ((i && sym[0] <= last) || sym[1] >= names_len || sym[2] > U32_MAX)
+		if ((i && sym[0] <= last) || sym[1] >= names_len || sym[2] > U32_MAX ||
+		    sym[3] >= names_len)
 			goto fail;
 		syms[i] = (struct hwtap_usym){ .addr = last = sym[0], .name = sym[1],
-					       .size = sym[2] };
+					       .size = sym[2], .dname = sym[3] };
 	}
 	rc = _hwtap_udyn_frames(frames, nframes, buf);
 	if (rc)

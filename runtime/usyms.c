@@ -608,10 +608,11 @@ static int _hwtap_last_at_or_below(const void *base, int n, size_t stride, u64 a
 
 /* ADDR of TASK as SystemTap names it: *MODNAME (NULL if in no known file), and the symbol
  * (NULL if none) with *OFFSET into it and *SIZE (to the next symbol: 0 for the last), or
- * without a symbol the offset into the mapping and its size. */
-static const char *_hwtap_usym_lookup(struct task_struct *task, unsigned long addr,
-				      const char **modname, unsigned long *offset,
-				      unsigned long *size)
+ * without a symbol the offset into the mapping and its size; *PRETTY (when not NULL) the
+ * symbol's name demangled, or its name. */
+static const char *_hwtap_usym_find(struct task_struct *task, unsigned long addr,
+				    const char **modname, unsigned long *offset,
+				    unsigned long *size, const char **pretty)
 {
 	const struct hwtap_umod *m;
 	struct hwtap_uwhere w;
@@ -632,7 +633,16 @@ static const char *_hwtap_usym_lookup(struct task_struct *task, unsigned long ad
 		return NULL;		/* past its end: in no symbol hwtap knows */
 	*offset = w.vaddr - m->syms[lo].addr;
 	*size = lo + 1 < m->nsyms ? m->syms[lo + 1].addr - m->syms[lo].addr : 0;
+	if (pretty)
+		*pretty = m->names + (m->syms[lo].dname ? m->syms[lo].dname : m->syms[lo].name);
 	return m->names + m->syms[lo].name;
+}
+
+static const char *_hwtap_usym_lookup(struct task_struct *task, unsigned long addr,
+				      const char **modname, unsigned long *offset,
+				      unsigned long *size)
+{
+	return _hwtap_usym_find(task, addr, modname, offset, size, NULL);
 }
 
 /* The source line of ADDR of TASK from its module's line table: the line (0: none known)
@@ -691,13 +701,16 @@ enum hwtap_usym_format {
 static int _hwtap_usym_format(char *buf, size_t len, struct task_struct *task,
 			      unsigned long addr, enum hwtap_usym_format format)
 {
-	const char *mod, *name, *file = NULL;
+	const char *mod, *name, *pretty = NULL, *file = NULL;
 	unsigned long off = 0, size = 0;
 	unsigned int line = 0;
 
 	if (format >= HWTAP_USYM_FULLER)
 		line = _hwtap_uline_lookup(task, addr, &file);
-	name = _hwtap_usym_lookup(task, addr, &mod, &off, &size);
+	name = _hwtap_usym_find(task, addr, &mod, &off, &size, &pretty);
+	/* backtraces demangle; usymname() and usymdata() give the name as SystemTap does */
+	if (name && format >= HWTAP_USYM_FULL && format <= HWTAP_USYM_FULLER)
+		name = pretty;
 	switch (format) {
 	case HWTAP_USYM_FILELINE:
 		if (file && line)
@@ -756,18 +769,18 @@ static int _hwtap_usym_format(char *buf, size_t len, struct task_struct *task,
 	return scnprintf(buf, len, "%#lx", addr);
 }
 
-/* fold.h's namer for user frames of the task ARG: usymname()'s name; in no symbol but in a
- * file, the file's name and the link-time address, as perf names it
+/* fold.h's namer for user frames of the task ARG: the symbol's name, demangled; in no
+ * symbol but in a file, the file's name and the link-time address, as perf names it
  * ("liblzma.so.5.4.1+0x1692b"); else hex. */
 static int _hwtap_fold_user(char *buf, size_t room, unsigned long pc, void *arg)
 {
 	struct task_struct *task = arg;
-	const char *name, *mod, *base;
+	const char *name = NULL, *mod, *base;
 	unsigned long off, size;
 	struct hwtap_uwhere w;
 	ssize_t n;
 
-	name = _hwtap_usym_lookup(task, pc, &mod, &off, &size);
+	_hwtap_usym_find(task, pc, &mod, &off, &size, &name);
 	if (name) {
 		n = strscpy(buf, name, room);
 		return n < 0 ? room - 1 : n;

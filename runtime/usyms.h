@@ -19,6 +19,7 @@ struct hwtap_usym {
 	u32 name;			/* offset in the module's names */
 	u32 size;			/* st_size: past it the address is the symbol's no more;
 					 * 0: not known (to the next symbol) */
+	u32 dname;			/* the name demangled (C++, Rust), in names; 0: none */
 };
 
 struct hwtap_uframe {			/* an unwind row (lib/uframes.h): from addr to the next */

@@ -258,7 +258,7 @@ void set_blob(Row *row, const char *col, const void *p, size_t n)
 	int i = column_index(row->table, col);
 	row->set[i] = true;
 	free(row->text[i]);
-	row->text[i] = xrealloc(NULL, n + 1);
+	row->text[i] = loader_realloc(NULL, n + 1);
 	memcpy(row->text[i], p, n);
 	row->text[i][n] = '\0';
 	row->len[i] = n;
@@ -488,7 +488,7 @@ static void set_guid(Row *row, const char *col, const char *guid)
 static void fill_non_standard(Row *row, char **f)
 {
 	/* a section a vendor's decoder knows: a row of its table too */
-	Row *vendor = xrealloc(NULL, sizeof(*vendor));
+	Row *vendor = loader_realloc(NULL, sizeof(*vendor));
 	memset(vendor, 0, sizeof(*vendor));
 	set_guid(row, "sec_type", f[0]);
 	if (row->len[column_index(T_NON_STANDARD, "sec_type")] == 16 &&
@@ -672,7 +672,7 @@ static void fill_cxl_aer_ue(Row *row, char **f)
 {
 	/* the header log's words, big-endian, as rasdaemon stores them */
 	size_t n = blob_len(f[5]) / 4 * 4;
-	unsigned char *log = xrealloc(NULL, n + 1);
+	unsigned char *log = loader_realloc(NULL, n + 1);
 	for (size_t i = 0; i < n; i += 4) {
 		uint32_t w;
 		memcpy(&w, blob_bytes(f[5]) + i, 4);
@@ -1000,7 +1000,7 @@ static int split_fields(char *rec, size_t len, const char *kinds, char **f, int 
 
 int rasdb_record(const unsigned char *data, size_t len, char **why)
 {
-	char *rec = xrealloc(NULL, len + 1);    /* the fields, and one NUL more */
+	char *rec = loader_realloc(NULL, len + 1);    /* the fields, and one NUL more */
 	memcpy(rec, data, len);
 	rec[len] = '\0';
 	char *field[48];

@@ -37,7 +37,7 @@ static pid_t taker = -1;
 static int tried;
 
 /* loader.h's, which modinfo.c defines beside what needs the rest of hwtap-run */
-void *xrealloc(void *p, size_t size)
+void *loader_realloc(void *p, size_t size)
 {
 	void *q = realloc(p, size);
 	if (!q && size) {

@@ -7,7 +7,8 @@
  * writes one, for process PID,
  * this one by default, and a mapping it does not have, so the reader opens the path), serves until every one
  * is answered, and prints for each "answer K: STATUS[, symbols][, unwind rows][, names NAME]" (NAME:
- * whether the answer names it), then "relay: longest step under 100 ms" (or how long
+ * whether the answer names it; "names NAME (demangled, of RAW)": as a symbol RAW's
+ * demangled name), then "relay: longest step under 100 ms" (or how long
  * the longest usyms_serve() call took), "relay: memory under 64 MiB" (or this process's
  * peak RSS), "readers: memory under 256 MiB" (or the readers' largest peak RSS), and
  * "answers: in under 1 s" (or how many whole seconds they took). The server's -v
@@ -72,8 +73,14 @@ static void print_answer(const unsigned char *a, size_t len, const char *name)
 	const char *names = (const char *)a + want - names_len;
 	for (uint64_t i = 0; name && i < nsyms; i++) {
 		uint64_t off = word(a + hdr + nsegs * 24 + i * sym + 8);
+		uint64_t demangled = word(a + hdr + nsegs * 24 + i * sym + 24);
 		if (off < names_len && !strcmp(names + off, name)) {
 			printf(", names %s", name);
+			break;
+		}
+		if (demangled && demangled < names_len && !strcmp(names + demangled, name)) {
+			printf(", names %s (demangled, of %s)", name,
+			       off < names_len ? names + off : "?");
 			break;
 		}
 	}

@@ -111,9 +111,9 @@ static void write_module(StrBuf *out, StrBuf *mods, int k, const char *path, UPr
 	sb_puts(out, "};\n");
 	sb_printf(out, "static const struct hwtap_usym hwtap_usyms_%d[] = {", k);
 	for (size_t i = 0; i < t.nsyms; i++)
-		sb_printf(out, "%s{%#llx, %llu, %llu}", !i ? "\n\t" : i % 4 ? ", " : ",\n\t",
+		sb_printf(out, "%s{%#llx, %llu, %llu, %llu}", !i ? "\n\t" : i % 4 ? ", " : ",\n\t",
 			  (unsigned long long)t.syms[i].addr, (unsigned long long)t.syms[i].name,
-			  (unsigned long long)t.syms[i].size);
+			  (unsigned long long)t.syms[i].size, (unsigned long long)t.syms[i].dname);
 	if (!t.nsyms)
 		sb_puts(out, "{0}");
 	sb_puts(out, "\n};\n");

@@ -87,6 +87,8 @@ static const char usage_text[] =
 	"             /var/lib/systemd/pstore)\n"
 	"  --textfile FILE  replace FILE with the Prometheus metrics the script publishes\n"
 	"             (tapset prometheus.stp), for node_exporter's textfile collector\n"
+	"  --pprof FILE  write the samples the script states (tapset pprof.stp) to FILE at\n"
+	"             the end, as a gzipped pprof profile (go tool pprof, Pyroscope, Parca)\n"
 	"  --ras-db FILE  add the RAS events the script records (tapset ras-history.stp)\n"
 	"             to FILE, rasdaemon's SQLite database (its tables made where missing),\n"
 	"             for ras-mc-ctl --summary and --errors\n"
@@ -194,6 +196,7 @@ static void parse_args(int argc, char **argv, Run *r)
 	static const struct option longopts[] = {
 		{"json", no_argument, NULL, 'J'},
 		{"textfile", required_argument, NULL, 'T'},
+		{"pprof", required_argument, NULL, 'F'},
 		{"ras-db", required_argument, NULL, 'R'},
 		{"snapshot", required_argument, NULL, 'P'},
 		{"pstore", no_argument, NULL, 'K'},
@@ -213,6 +216,7 @@ static void parse_args(int argc, char **argv, Run *r)
 		case 'K': m = MODE_PSTORE; break;
 		case 'J': r->json = true; break;
 		case 'T': r->textfile = optarg; break;
+		case 'F': r->pprof = optarg; break;
 		case 'R': r->ras_db = optarg; break;
 		case 'M':
 			errno = 0;
@@ -840,6 +844,47 @@ static void metrics_publish(Run *r)
 	prom_seen_reset(&metrics_seen);
 }
 
+/* ---- --pprof: the script's samples as a pprof profile (pprof.c) ------------------------- */
+
+static Pprof profile;
+static bool profile_started;
+
+static void pprof_record(Run *r, const unsigned char *data, size_t len)
+{
+	if (!r->pprof) {
+		if (!r->pprof_warned)
+			fprintf(stderr, "hwtap-run: warning: the script states pprof samples; "
+				"--pprof FILE would write them (dropped)\n");
+		r->pprof_warned = true;
+		return;
+	}
+	if (!profile_started) {
+		pprof_init(&profile);
+		profile_started = true;
+	}
+	const char *why = pprof_add(&profile, data, len);
+	if (why && !r->pprof_warned) {
+		fprintf(stderr, "hwtap-run: warning: a pprof sample the script stated is not one "
+			"(%s): dropped\n", why);
+		r->pprof_warned = true;
+	}
+}
+
+/* At the end of the output: the profile, samples or not, to --pprof's FILE. */
+static void pprof_finish(Run *r)
+{
+	if (!r->pprof)
+		return;
+	if (!profile_started) {
+		pprof_init(&profile);
+		profile_started = true;
+	}
+	if (pprof_write(&profile, r->pprof, r->file_perm >= 0 ? r->file_perm : 0644))
+		r->failed = true;
+	pprof_free(&profile);
+	profile_started = false;
+}
+
 /* ---- --json: each line of the script's output as one JSON object ------------------------ */
 
 static Buf json_line;           /* the script's line so far */
@@ -902,7 +947,7 @@ static void json_emit(Run *r, const unsigned char *data, size_t len)
 	}
 }
 
-/* At the end of the output: a last line without its newline. */
+/* At the end of the output: a last line without its newline, and --pprof's profile. */
 static void json_finish(Run *r)
 {
 	if (r->json && json_line.len) {
@@ -910,6 +955,7 @@ static void json_finish(Run *r)
 		json_line.len = 0;
 	}
 	flush_pending(r);
+	pprof_finish(r);
 }
 
 /* One read()'s records: whole ones only (protocol.h). */
@@ -939,6 +985,8 @@ static void dispatch(Run *r, const unsigned char *p, size_t n)
 			script_action(r, p + HWTAP_RECORD_HDR, len);
 		} else if (p[0] == HWTAP_STREAM_HISTORY) {
 			history_add(r, p + HWTAP_RECORD_HDR, len);
+		} else if (p[0] == HWTAP_STREAM_PPROF) {
+			pprof_record(r, p + HWTAP_RECORD_HDR, len);
 		} else if (p[0] != HWTAP_STREAM_ERR && r->json) {
 			json_emit(r, p + HWTAP_RECORD_HDR, len);
 		} else {

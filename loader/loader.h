@@ -132,6 +132,22 @@ typedef struct PromSeen {
 const char *prom_record_check(const char *rec, size_t len, PromSeen *seen);
 void prom_seen_reset(PromSeen *seen);
 
+/* ---- pprof.c: --pprof FILE, the script's samples as a pprof profile --------------------- */
+
+typedef struct Pprof {
+	void *tree;             /* the stacks, each once, with their sums */
+	int nstacks;
+	long long dropped;      /* samples of stacks past the bound */
+	long long start_ns;
+} Pprof;
+
+void pprof_init(Pprof *p);
+/* One record "VALUE\0STACK" into P: NULL, or why it is not one (a static text). */
+const char *pprof_add(Pprof *p, const unsigned char *data, size_t len);
+/* The profile, gzipped, to PATH (permissions PERM): 0, or -1 after saying why. */
+int pprof_write(Pprof *p, const char *path, int perm);
+void pprof_free(Pprof *p);
+
 /* ---- usyms.c: the symbols of the files a module asks about (runtime/udyn.c) ----------- */
 
 /* What one file may cost: its size; its reader's address space, CPU seconds and seconds

@@ -28,6 +28,8 @@ typedef struct Run {
 	const char *session;    /* -A or -d NAME */
 	bool json;              /* --json: -L's list, or the output, as JSON lines */
 	const char *textfile;   /* --textfile FILE: the script's Prometheus metrics */
+	const char *pprof;      /* --pprof FILE: the script's samples, a pprof profile */
+	bool pprof_warned;      /* samples came without --pprof, or one was not: said once */
 	const char *ras_db;     /* --ras-db FILE: rasdaemon's database, for the RAS history */
 	bool history_warned;    /* history came without --ras-db: said once */
 	long long history_refused;      /* history records --ras-db's database did not take */

@@ -87,7 +87,9 @@
  *              point's name, the event's time since the epoch, its fields in the
  *              point's order, numbers in decimal, a payload (a firmware section's
  *              bytes) as "LEN\0" and its LEN bytes; tapset ras-history.stp,
- *              loader/history/rasdb.c)
+ *              loader/history/rasdb.c) or HWTAP_STREAM_PPROF (a sample for hwtap-run
+ *              --pprof's profile: "VALUE\0STACK", a count in decimal and a folded
+ *              stack; tapset pprof.stp, loader/pprof.c)
  *   byte 1     0, reserved
  *   bytes 2-3  LEN, little-endian, 1 .. HWTAP_RECORD_MAX
  * read() returns whole records only, so its buffer must hold at least HWTAP_READ_MIN
@@ -124,6 +126,7 @@
 #define HWTAP_STREAM_PUBLISH	5
 #define HWTAP_STREAM_ACTION	6
 #define HWTAP_STREAM_HISTORY	7
+#define HWTAP_STREAM_PPROF	8
 
 #define HWTAP_RECORD_HDR	4
 #define HWTAP_RECORD_MAX	4000

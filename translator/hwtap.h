@@ -807,6 +807,7 @@ struct Session {
 	const char *output_file;          /* -o */
 	const char *file_limits;          /* -S SIZE[,N], for hwtap-run */
 	const char *textfile;             /* --textfile FILE, for hwtap-run */
+	const char *pprof;                /* --pprof FILE, for hwtap-run (not in the guest) */
 	const char *ras_db;               /* --ras-db FILE, for hwtap-run */
 	long target_pid;                  /* -x: what target() returns */
 	const char *command;              /* -c: run it while the module runs */

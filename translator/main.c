@@ -49,6 +49,8 @@ static const char usage_text[] =
 	"                    reader (hwtap-run -L lists, -A NAME reattaches, -d NAME ends)\n"
 	"      --textfile=FILE  replace FILE with the Prometheus metrics the script\n"
 	"                    publishes (prometheus.stp); in the guest with --vm, its FILE\n"
+	"      --pprof=FILE  write the samples the script states (pprof.stp) to FILE as a\n"
+	"                    gzipped pprof profile at the end (not with --vm)\n"
 	"      --ras-db=FILE  add the RAS events the script records (ras-history.stp) to\n"
 	"                    FILE, rasdaemon's database (ras-mc-ctl reads it); with --vm,\n"
 	"                    the guest's FILE\n"
@@ -244,7 +246,7 @@ int main(int argc, char **argv)
 	enum {
 		OPT_VERSION = 256, OPT_HELP, OPT_COMPAT, OPT_VM, OPT_VM_CPUS, OPT_VM_MEM,
 		OPT_VM_MODPROBE, OPT_VM_FILE, OPT_VM_TIMEOUT, OPT_VM_STOP_TIMEOUT, OPT_LIST_KERNELS, OPT_PMU,
-		OPT_VM_ICOUNT, OPT_VM_KASLR, OPT_VM_CPU, OPT_KERNEL_FEATURES, OPT_TEXTFILE, OPT_RAS_DB,
+		OPT_VM_ICOUNT, OPT_VM_KASLR, OPT_VM_CPU, OPT_KERNEL_FEATURES, OPT_TEXTFILE, OPT_PPROF, OPT_RAS_DB,
 		OPT_LDD, OPT_VM_PCIE, OPT_VM_GHES, OPT_BUILD,
 	};
 	static const struct option longopts[] = {
@@ -270,6 +272,7 @@ int main(int argc, char **argv)
 		{"kernel-features", no_argument, NULL, OPT_KERNEL_FEATURES},
 		{"pmu", required_argument, NULL, OPT_PMU},
 		{"textfile", required_argument, NULL, OPT_TEXTFILE},
+		{"pprof", required_argument, NULL, OPT_PPROF},
 		{"ras-db", required_argument, NULL, OPT_RAS_DB},
 		{"ldd", no_argument, NULL, OPT_LDD},
 		{"build", no_argument, NULL, OPT_BUILD},
@@ -335,6 +338,7 @@ int main(int argc, char **argv)
 		case OPT_KERNEL_FEATURES: print_features = true; break;
 		case OPT_BUILD: build_c = true; break;
 		case OPT_TEXTFILE: s.textfile = optarg; break;
+		case OPT_PPROF: s.pprof = optarg; break;
 		case OPT_RAS_DB: s.ras_db = optarg; break;
 		case OPT_PMU:
 			if ((bad = pmu_select_model(optarg)))

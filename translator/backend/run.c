@@ -78,9 +78,10 @@ static char *shell_quote(const char *s)
 /* hwtap-run's options that go the same way here and in the guest: "-c CMD -j N ...". */
 static const char *loader_options(Session *s)
 {
-	return xformat("%s%s%s%s", s->command ? xformat("-c %s ", shell_quote(s->command)) : "",
+	return xformat("%s%s%s%s%s", s->command ? xformat("-c %s ", shell_quote(s->command)) : "",
 		       s->max_commands ? xformat("-j %d ", s->max_commands) : "",
 		       s->textfile ? xformat("--textfile %s ", shell_quote(s->textfile)) : "",
+		       s->pprof ? xformat("--pprof %s ", shell_quote(s->pprof)) : "",
 		       s->ras_db ? xformat("--ras-db %s ", shell_quote(s->ras_db)) : "");
 }
 
@@ -216,6 +217,13 @@ int run_module(Session *s, const char *ko, const char *name)
 		fprintf(stderr, "hwtap: error: -S rotates output files that hwtap-run writes, "
 			"and in the QEMU guest hwtap itself writes -o FILE: run where this kernel "
 			"takes modules, or hwtap-run -o FILE -S %s there\n", s->file_limits);
+		return 1;
+	}
+	if (s->pprof) {
+		fprintf(stderr, "hwtap: error: --pprof %s: hwtap-run writes the profile where the "
+			"module runs, and the QEMU guest's files go with it: %s\n", s->pprof,
+			s->vm ? "without --vm, on a kernel that takes modules" : "this kernel takes "
+			"no modules; build with -p4 and run hwtap-run --pprof where one does");
 		return 1;
 	}
 	if (s->detach) {

@@ -9,7 +9,7 @@
 #include "loader.h"
 
 /* what rasdb.c takes from hwtap-run's other files */
-void *xrealloc(void *p, size_t size)
+void *loader_realloc(void *p, size_t size)
 {
 	p = realloc(p, size ? size : 1);
 	if (!p)
@@ -19,7 +19,7 @@ void *xrealloc(void *p, size_t size)
 
 char *xstrndup(const char *s, size_t n)
 {
-	char *d = xrealloc(NULL, n + 1);
+	char *d = loader_realloc(NULL, n + 1);
 	memcpy(d, s, n);
 	d[n] = '\0';
 	return d;

@@ -38,10 +38,7 @@ probe $fn { t[tid(), 1] = @perf("a"); t[tid(), 2] = @perf("b") }
 probe $fn.return { d[tid()] += @perf("a") - t[tid(), 1] + @perf("b") - t[tid(), 2] }
 EOS
 
-have_stap=false
-if command -v stap > /dev/null && stap_symbol_tree "$tmp"; then have_stap=true; fi
-have_bpf=false
-if command -v bpftrace > /dev/null; then have_bpf=true; fi
+cases_tools
 
 guest_runs=""
 for k in $(seq "$ncases"); do

@@ -129,6 +129,15 @@ case_() {
 	cat > "$tmp/case$ncases.stp"
 }
 
+# cases_tools: have_stap (stap, with a kernel symbol tree for it) and have_bpf, true or
+# false: which tools besides hwtap the benches of cases run.
+cases_tools() {
+	have_stap=false
+	if command -v stap > /dev/null && stap_symbol_tree "$tmp"; then have_stap=true; fi
+	have_bpf=false
+	if command -v bpftrace > /dev/null; then have_bpf=true; fi
+}
+
 # hwtap_case K: the run of hwtap's module $tmp/h_K.ko.
 hwtap_case() {
 	files+=(--vm-file "$tmp/h_$1.ko:/root/h_$1.ko")

@@ -61,10 +61,7 @@ global s
 probe $fn { s[ubacktrace()] <<< 1 }
 EOS
 
-have_stap=false
-if command -v stap > /dev/null && stap_symbol_tree "$tmp"; then have_stap=true; fi
-have_bpf=false
-if command -v bpftrace > /dev/null; then have_bpf=true; fi
+cases_tools
 
 guest_runs=""
 for k in $(seq "$ncases"); do

@@ -47,10 +47,7 @@ function ustack_depth:long () { n = 0; bt = ubacktrace()
 	return n }
 EOS
 
-have_stap=false
-if command -v stap > /dev/null && stap_symbol_tree "$tmp"; then have_stap=true; fi
-have_bpf=false
-if command -v bpftrace > /dev/null; then have_bpf=true; fi
+cases_tools
 
 guest_runs=""
 for k in $(seq "$ncases"); do

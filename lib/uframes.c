@@ -318,9 +318,9 @@ static bool same_rules(const UFrameRow *a, const UFrameRow *b)
 }
 
 /* The rows of the FDE over [LO, HI) into ROWS, then a NONE row at HI: 0, 1 when the table
- * is full, -1 out of memory. */
+ * is full or the work (COST a row, summed in *WORK) past its bound, -1 out of memory. */
 static int fde_rows(const Machine *m, Dwarf_CFI *cfi, uint64_t lo, uint64_t hi, size_t cost,
-		    size_t *work, Rows *rows, bool *partial)
+		    size_t *work, Rows *rows)
 {
 	uint64_t addr = lo;
 	int rc = 0;
@@ -338,16 +338,12 @@ static int fde_rows(const Machine *m, Dwarf_CFI *cfi, uint64_t lo, uint64_t hi, 
 		if (ra >= 0 && end > addr)
 			row_of(m, f, ra, signal, &r);
 		free(f);
-		if (r.cfa == HWTAP_UFRAME_CFA_NONE)
-			*partial = true;
 		if ((rc = push(rows, &r)))
 			return rc;
 		if (ra < 0 || end <= addr)
 			break;
 		addr = end;
 	}
-	if (addr < hi)
-		*partial = true;
 	return push(rows, &(UFrameRow){.addr = hi});
 }
 
@@ -413,11 +409,8 @@ int uframes_read(Elf *elf, UFrameTab *t)
 		if (!cie_ok || !encoded(&p, end, enc, at, &lo) ||
 		    !encoded(&p, end, enc & 0x0f, 0, &len) || !len || lo + len < lo)
 			continue;
-		t->fdes++;
-		bool partial = false;
 		size_t cost = (size_t)(e.fde.end - e.fde.start) + cie_cost;
-		rc = fde_rows(&m, cfi, lo, lo + len, cost, &work, &rows, &partial);
-		t->fdes_partial += partial;
+		rc = fde_rows(&m, cfi, lo, lo + len, cost, &work, &rows);
 	}
 	dwarf_cfi_end(cfi);
 	if (rc) {                       /* out of memory, or past the bound: no table */

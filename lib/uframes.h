@@ -41,8 +41,6 @@ typedef struct {
 typedef struct {
 	UFrameRow *rows;        /* ascending by addr, each addr once, no two alike in a row */
 	size_t nrows;
-	int fdes;               /* the FDEs read, and of them those with a rule not taken */
-	int fdes_partial;
 } UFrameTab;
 
 /* What one reading takes at most, whoever made the file: UFRAMES_ROWS_MAX rows, and

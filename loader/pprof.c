@@ -194,14 +194,14 @@ static void free_str(void *e)
 }
 
 /* What one walk over the stacks makes. */
-static struct {
+typedef struct {
 	Strings *strings;
-	PBuf *samples, *functions;       /* Profile fields 2, then 4 and 5 together */
-} walk;
+	PBuf *samples, *functions;      /* Profile fields 2, then 4 and 5 together */
+} Walk;
 
-static void add_sample(const void *node, VISIT v, int depth)
+static void add_sample(const void *node, VISIT v, void *arg)
 {
-	(void)depth;
+	Walk *walk = arg;
 	if (v != postorder && v != leaf)
 		return;
 	const Stack *s = *(Stack *const *)node;
@@ -216,19 +216,19 @@ static void add_sample(const void *node, VISIT v, int depth)
 			f = semi ? semi + 1 : f;
 			continue;
 		}
-		uint64_t name = intern(walk.strings, f, len, &new_one);
+		uint64_t name = intern(walk->strings, f, len, &new_one);
 		/* a function, and its one location, for each name: id = its string's index */
 		if (new_one) {
 			PBuf fn = {0}, loc = {0}, line = {0};
 			field_varint(&fn, 1, name);
 			field_varint(&fn, 2, name);
 			field_varint(&fn, 3, name);
-			field_bytes(walk.functions, 5, fn.p, fn.len);
+			field_bytes(walk->functions, 5, fn.p, fn.len);
 			field_varint(&line, 1, name);
 			field_varint(&loc, 1, name);
 			field_bytes(&loc, 4, line.p, line.len);
-			field_bytes(walk.functions, 4, loc.p, loc.len);
-			walk.functions->oom |= fn.oom || loc.oom || line.oom;
+			field_bytes(walk->functions, 4, loc.p, loc.len);
+			walk->functions->oom |= fn.oom || loc.oom || line.oom;
 			free(fn.p);
 			free(loc.p);
 			free(line.p);
@@ -243,8 +243,8 @@ static void add_sample(const void *node, VISIT v, int depth)
 	packed.len = 0;
 	varint(&packed, (uint64_t)s->value);
 	field_bytes(&sample, 2, packed.p, packed.len);
-	field_bytes(walk.samples, 2, sample.p, sample.len);
-	walk.samples->oom |= sample.oom || packed.oom;
+	field_bytes(walk->samples, 2, sample.p, sample.len);
+	walk->samples->oom |= sample.oom || packed.oom;
 	free(sample.p);
 	free(packed.p);
 }
@@ -271,10 +271,8 @@ int pprof_write(Pprof *p, const char *path, int perm)
 	field_varint(&vt, 2, unit);
 	field_bytes(&head, 1, vt.p, vt.len);
 	free(vt.p);
-	walk.strings = &strings;
-	walk.samples = &samples;
-	walk.functions = &functions;
-	twalk(p->tree, add_sample);
+	Walk walk = { &strings, &samples, &functions };
+	twalk_r(p->tree, add_sample, &walk);
 	int64_t now = (int64_t)time(NULL) * 1000000000;
 	PBuf tail = {0};
 	field_varint(&tail, 9, (uint64_t)p->start_ns);

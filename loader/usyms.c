@@ -313,9 +313,11 @@ static void reader(const Request *r, int out)
 	Elf *elf = elf_begin(0, ELF_C_READ, NULL);
 	/* no symbols but segments (stripped, or its section headers broken): still a module,
 	 * which umodname() and usymdata() name */
-	if (elf && elf_kind(elf) == ELF_K_ELF && !usymtab_read(elf, &t) && (t.nsyms || t.nsegs) &&
-	    (!r->frames || !uframes_read(elf, &f)))
+	if (elf && elf_kind(elf) == ELF_K_ELF && !usymtab_read(elf, &t) && (t.nsyms || t.nsegs))
 		status = HWTAP_USYMS_OK;
+	/* (out of memory for the rows leaves none: the symbols still go) */
+	if (status == HWTAP_USYMS_OK && r->frames)
+		uframes_read(elf, &f);
 	_exit(write_answer(1, r, status, &t, &f) ? READER_FAILED : 0);
 }
 

@@ -46,6 +46,7 @@ packages=(
 	zlib1g-dev                      # static libelf.a needs libz.a (loader/hwtap-run is static)
 	liblzma-dev libbz2-dev          # and static libdw.a (hwtap-run's readers: unwind rows)
 	libiberty-dev                   # cplus_demangle(): C++ and Rust names in backtraces
+	libc6-dbg                       # the C library's debug file: its static functions named
 	golang-go                       # persist.exp reads --pprof's profile with go tool pprof
 	libsqlite3-dev                  # hwtap-run --ras-db: rasdaemon's database
 	sqlite3 libdbd-sqlite3-perl     # rasdb.exp reads it, and rasdaemon's ras-mc-ctl does

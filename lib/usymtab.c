@@ -1,5 +1,6 @@
 /* usymtab.c - an ELF file's segments and symbols by address (usymtab.h). */
 #include "usymtab.h"
+#include "udebug.h"
 
 #include <libiberty/demangle.h>
 #include <stdbool.h>
@@ -87,7 +88,8 @@ static int read_table(Elf *elf, unsigned type, Syms *out)
 		return 0;
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t count = sh.sh_size / sh.sh_entsize, bytes = 0;
-	for (size_t i = 1; data && i < count && bytes < USYMTAB_NAMES_MAX; i++) {
+	for (size_t i = 1; data && i < count && bytes < USYMTAB_NAMES_MAX &&
+			   out->n < USYMTAB_SYMS_MAX; i++) {
 		GElf_Sym sym;
 		if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
 			continue;
@@ -158,9 +160,13 @@ void usymtab_free(USymTab *t)
 	memset(t, 0, sizeof(*t));
 }
 
-int usymtab_read(Elf *elf, USymTab *t)
+int usymtab_read(Elf *elf, Elf *debug, USymTab *t)
 {
 	memset(t, 0, sizeof(*t));
+	unsigned char *mini = NULL;
+	size_t mini_len = 0;
+	Elf *mini_elf = NULL;
+	Syms syms = {0};
 	size_t nph = 0, cap = 0;
 	if (!elf_getphdrnum(elf, &nph)) {
 		for (size_t i = 0; i < nph; i++) {
@@ -174,9 +180,20 @@ int usymtab_read(Elf *elf, USymTab *t)
 			t->segs[t->nsegs++] = (USymSeg){ph.p_offset, ph.p_vaddr, ph.p_filesz};
 		}
 	}
-	Syms syms = {0};
-	if (read_table(elf, SHT_SYMTAB, &syms) || (!syms.n && read_table(elf, SHT_DYNSYM, &syms)))
+	/* the debug file's .symtab, else the file's, else its .dynsym with what its
+	 * MiniDebugInfo adds (the local functions .dynsym lacks) */
+	if (debug && read_table(debug, SHT_SYMTAB, &syms))
 		goto oom_syms;
+	if (!syms.n && read_table(elf, SHT_SYMTAB, &syms))
+		goto oom_syms;
+	if (!syms.n) {
+		if (read_table(elf, SHT_DYNSYM, &syms) ||
+		    udebug_minidebuginfo(elf, &mini, &mini_len) < 0)
+			goto oom_syms;
+		if (mini && (mini_elf = elf_memory((char *)mini, mini_len)) &&
+		    elf_kind(mini_elf) == ELF_K_ELF && read_table(mini_elf, SHT_SYMTAB, &syms))
+			goto oom_syms;
+	}
 	if (syms.n)
 		qsort(syms.v, syms.n, sizeof(*syms.v), by_addr);
 	size_t bytes = 1;
@@ -203,10 +220,14 @@ int usymtab_read(Elf *elf, USymTab *t)
 		t->names_len += syms.v[i].len + 1;
 	}
 	free(syms.v);
+	elf_end(mini_elf);
+	free(mini);
 	return demangle(t);
 
 oom_syms:
 	free(syms.v);
+	elf_end(mini_elf);
+	free(mini);
 oom:
 	usymtab_free(t);
 	return -1;

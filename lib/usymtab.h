@@ -41,11 +41,13 @@ typedef struct {
 #define USYMTAB_SIZE_MAX 0xffffffffu
 #define USYMTAB_DEMANGLE_MAX (64u << 20)
 
-/* ELF's segments and symbols into T (.symtab, else .dynsym; functions, IFUNCs and objects;
+/* ELF's segments and symbols into T (DEBUG's .symtab where ELF's separate debug file was
+ * found (lib/udebug.h; NULL: none), else ELF's .symtab, else its .dynsym and the .symtab of
+ * its MiniDebugInfo; at most USYMTAB_SYMS_MAX symbols in all; functions, IFUNCs and objects;
  * of several at one address the global, then weak, then local one, functions before
  * objects, with the largest size of theirs; versions cut at '@'; C++ and Rust names also
  * demangled). 0, or -1 when out of memory (T then empty). */
-int usymtab_read(Elf *elf, USymTab *t);
+int usymtab_read(Elf *elf, Elf *debug, USymTab *t);
 void usymtab_free(USymTab *t);
 
 #endif /* HWTAP_USYMTAB_H */

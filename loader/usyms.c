@@ -37,6 +37,7 @@
  * answered NONE: that file goes unnamed. */
 #define _GNU_SOURCE             /* O_PATH, memfd_create, close_range */
 #include "loader.h"
+#include "udebug.h"
 #include "uframes.h"
 #include "usymtab.h"
 #include "../runtime/protocol.h"
@@ -197,13 +198,18 @@ static int reader_seccomp(void)
 #endif
 }
 
-/* Root, every other file and every limit given up; 0, or -1. The files kept are 0 (FD)
- * and 1 (OUT). */
-static int reader_confine(int fd, int out)
+/* Root, every other file and every limit given up; 0, or -1. The files kept are 0 (FD),
+ * 1 (OUT) and, where DEBUG >= 0, 2 (DEBUG). */
+static int reader_confine(int fd, int out, int debug)
 {
-	fd = fcntl(fd, F_DUPFD, 3);     /* neither may be 0 or 1 already */
+	fd = fcntl(fd, F_DUPFD, 3);     /* none may be 0, 1 or 2 already */
 	out = fcntl(out, F_DUPFD, 3);
-	if (fd < 0 || out < 0 || dup2(fd, 0) < 0 || dup2(out, 1) < 0 || close_range(2, ~0U, 0))
+	debug = debug < 0 ? -1 : fcntl(debug, F_DUPFD, 3);
+	if (fd < 0 || out < 0 || dup2(fd, 0) < 0 || dup2(out, 1) < 0)
+		return -1;
+	if (debug >= 0 && dup2(debug, 2) < 0)
+		return -1;
+	if (close_range(debug >= 0 ? 3 : 2, ~0U, 0))
 		return -1;
 	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
 	    setresuid(NOBODY, NOBODY, NOBODY) || getuid() != NOBODY)
@@ -212,7 +218,7 @@ static int reader_confine(int fd, int out)
 		{ RLIMIT_AS, USYMS_MEM_MAX, USYMS_MEM_MAX },
 		{ RLIMIT_CPU, USYMS_CPU_MAX, USYMS_CPU_MAX + 1 },
 		{ RLIMIT_FSIZE, USYMS_ANSWER_MAX, USYMS_ANSWER_MAX },
-		{ RLIMIT_NOFILE, 2, 2 },
+		{ RLIMIT_NOFILE, 3, 3 },
 		{ RLIMIT_NPROC, 0, 0 },
 		{ RLIMIT_CORE, 0, 0 },
 	};
@@ -221,7 +227,9 @@ static int reader_confine(int fd, int out)
 		if (setrlimit(limits[i].what, &rl))
 			return -1;
 	}
-	if (prctl(PR_SET_DUMPABLE, 0) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+	/* (set after the uid changed, which clears it): a peek's parent killed takes it */
+	if (prctl(PR_SET_DUMPABLE, 0) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_PDEATHSIG, SIGKILL))
 		return -1;
 	return reader_seccomp();
 }
@@ -282,6 +290,77 @@ static int write_answer(int out, const Request *r, uint64_t status, const USymTa
 	return n == (ssize_t)len ? 0 : -1;
 }
 
+/* What the file on FD says of its separate debug file (lib/udebug.h), read by a peek: a
+ * child as confined as the reader will be, which parses the file and writes REF into a
+ * pipe, so that root never parses it; then checked again here. Whether there is one to
+ * look for. */
+static bool peek_debug_ref(int fd, UDebugRef *ref)
+{
+	int p[2];
+	memset(ref, 0, sizeof(*ref));
+	if (pipe2(p, O_CLOEXEC))
+		return false;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		if (reader_confine(fd, p[1], -1))
+			_exit(READER_FAILED);
+		UDebugRef got;
+		Elf *elf = elf_begin(0, ELF_C_READ, NULL);
+		if (!elf || elf_kind(elf) != ELF_K_ELF || !udebug_ref(elf, &got))
+			_exit(0);
+		_exit(write(1, &got, sizeof(got)) == (ssize_t)sizeof(got) ? 0 : READER_FAILED);
+	}
+	close(p[1]);
+	if (pid < 0) {
+		close(p[0]);
+		return false;
+	}
+	size_t got = 0;
+	ssize_t n;
+	while (got < sizeof(*ref) &&
+	       ((n = read(p[0], (char *)ref + got, sizeof(*ref) - got)) > 0 ||
+		(n < 0 && errno == EINTR)))
+		got += n > 0 ? n : 0;
+	close(p[0]);
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (got != sizeof(*ref) || !udebug_ref_valid(ref)) {
+		memset(ref, 0, sizeof(*ref));
+		return false;
+	}
+	return ref->id_len || ref->link[0];
+}
+
+/* REF's debug file for R's file, opened for reading, or -1. Only under UDEBUG_ROOT, root's:
+ * opened O_PATH first, then read only as a regular file of USYMS_FILE_MAX bytes at most
+ * that is not on FUSE. Whether it is that file's (its build ID, or the link's CRC) is the
+ * confined reader's to check. */
+static int open_debug_file(const Request *r, const UDebugRef *ref)
+{
+	char where[UDEBUG_PATH_MAX], name[64];
+	for (int i = 0, k; (k = udebug_path(ref, r->path, i, where, sizeof(where))); i++) {
+		int pfd = k > 0 ? open(where, O_PATH | O_CLOEXEC) : -1;
+		struct stat st;
+		if (pfd < 0)
+			continue;
+		int fd = -1;
+		if (!fstat(pfd, &st) && S_ISREG(st.st_mode) && st.st_size <= USYMS_FILE_MAX) {
+			snprintf(name, sizeof(name), "/proc/self/fd/%d", pfd);
+			fd = open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		}
+		close(pfd);
+		struct statfs fs;
+		if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) && !fstatfs(fd, &fs) &&
+		    fs.f_type != FUSE_SUPER_MAGIC)
+			return fd;
+		if (fd >= 0)
+			close(fd);
+	}
+	return -1;
+}
+
 /* The reader's life, in the child: never returns. */
 static void reader(const Request *r, int out)
 {
@@ -305,15 +384,23 @@ static void reader(const Request *r, int out)
 		_exit(READER_FUSE);
 	if (fd < 0)
 		_exit(write_answer(out, r, HWTAP_USYMS_GONE, NULL, NULL) ? READER_FAILED : 0);
-	if (reader_confine(fd, out))
+	UDebugRef ref;
+	int dfd = peek_debug_ref(fd, &ref) ? open_debug_file(r, &ref) : -1;
+	if (reader_confine(fd, out, dfd))
 		_exit(READER_FAILED);
 	uint64_t status = HWTAP_USYMS_NONE;
 	USymTab t = {0};
 	UFrameTab f = {0};
 	Elf *elf = elf_begin(0, ELF_C_READ, NULL);
+	Elf *debug = dfd >= 0 ? elf_begin(2, ELF_C_READ, NULL) : NULL;
+	if (debug && (elf_kind(debug) != ELF_K_ELF || !udebug_matches(debug, 2, &ref))) {
+		elf_end(debug);
+		debug = NULL;
+	}
 	/* no symbols but segments (stripped, or its section headers broken): still a module,
 	 * which umodname() and usymdata() name */
-	if (elf && elf_kind(elf) == ELF_K_ELF && !usymtab_read(elf, &t) && (t.nsyms || t.nsegs))
+	if (elf && elf_kind(elf) == ELF_K_ELF && !usymtab_read(elf, debug, &t) &&
+	    (t.nsyms || t.nsegs))
 		status = HWTAP_USYMS_OK;
 	/* (out of memory for the rows leaves none: the symbols still go) */
 	if (status == HWTAP_USYMS_OK && r->frames)

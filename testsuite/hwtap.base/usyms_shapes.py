@@ -17,10 +17,14 @@
                                    start for each row (48 GiB of instructions in all)
   usyms_shapes.py eh-cut OUT       a function and an .eh_frame cut short: its CIE says it
                                    is longer than the section
+  usyms_shapes.py debuglink OUT NAME DEBUG
+                                   a .gnu_debuglink section's contents naming NAME (any
+                                   bytes: ../f.debug), with DEBUG's CRC
 """
 import os
 import struct
 import sys
+import zlib
 
 SHT_SYMTAB, SHT_STRTAB = 2, 3
 
@@ -146,10 +150,24 @@ def eh_cut(out):
     with_eh_frame(out, eh)
 
 
+def debuglink(out, name, debug):
+    """A .gnu_debuglink section's contents naming NAME, whatever it holds, with the CRC of
+    the file DEBUG: the name, NUL, padding to 4 bytes, the CRC-32 (little-endian)."""
+    data = name.encode() + b'\0'
+    data += bytes(-len(data) % 4)
+    with open(debug, 'rb') as f:
+        data += struct.pack('<I', zlib.crc32(f.read()))
+    with open(out, 'wb') as f:
+        f.write(data)
+
+
 SHAPES = {'sections': sections, 'copies': copies, 'strings': strings, 'one-name': one_name,
           'eh-work': eh_work, 'eh-cut': eh_cut}
 
 if __name__ == '__main__':
+    if len(sys.argv) == 5 and sys.argv[1] == 'debuglink':
+        debuglink(*sys.argv[2:])
+        sys.exit(0)
     if len(sys.argv) != 3 or sys.argv[1] not in SHAPES:
         sys.exit(__doc__)
     SHAPES[sys.argv[1]](sys.argv[2])

@@ -12,7 +12,8 @@
  * function whose embedded C says "pragma:usyms".
  *
  * Per file, its PT_LOAD segments (file offset, link-time address, size in the file) and
- * its symbols (.symtab, or .dynsym when stripped: functions, IFUNCs and objects, by
+ * its symbols (.symtab; when stripped, its separate debug file's under /usr/lib/debug,
+ * else .dynsym and its MiniDebugInfo's (lib/udebug.h): functions, IFUNCs and objects, by
  * link-time address, one per address), written as C arrays the runtime searches; and
  * its DWARF line table (address, line, file) when a used function says "pragma:ulines"
  * (usymfileline() and the rest); its unwind rows (lib/uframes.c) when one says
@@ -20,12 +21,15 @@
  */
 #include "hwtap.h"
 #include "codegen/translate.h"
+#include "udebug.h"
 #include "uframes.h"
 #include "usymtab.h"
 
+#include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The line table of PROG as C, named by index K, appended to OUT: its rows' count. */
@@ -90,6 +94,30 @@ static int write_frames(StrBuf *out, int k, Elf *elf)
 	return n;
 }
 
+/* The separate debug file (lib/udebug.h) of ELF, the file at PATH, on this machine: open,
+ * with its descriptor in *FD, or NULL. */
+static Elf *debug_file(Elf *elf, const char *path, int *fd)
+{
+	UDebugRef ref;
+	char where[UDEBUG_PATH_MAX];
+	if (!udebug_ref(elf, &ref))
+		return NULL;
+	for (int i = 0, r; (r = udebug_path(&ref, path, i, where, sizeof(where))); i++) {
+		struct stat st;
+		if (r < 0 || (*fd = open(where, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+			continue;
+		Elf *debug = NULL;
+		if (!fstat(*fd, &st) && S_ISREG(st.st_mode))
+			debug = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+		if (debug && elf_kind(debug) == ELF_K_ELF && udebug_matches(debug, *fd, &ref))
+			return debug;
+		if (debug)
+			elf_end(debug);
+		close(*fd);
+	}
+	return NULL;
+}
+
 /* The file's table as C, named by index K, appended to OUT; the module's initializer to
  * MODS. LINES: its line table too; FRAMES: its unwind rows. */
 static void write_module(StrBuf *out, StrBuf *mods, int k, const char *path, UProgram *prog,
@@ -97,7 +125,14 @@ static void write_module(StrBuf *out, StrBuf *mods, int k, const char *path, UPr
 {
 	Elf *elf = uprog_elf(prog);
 	USymTab t;
-	if (usymtab_read(elf, &t)) {
+	int dfd = -1;
+	Elf *debug = debug_file(elf, path, &dfd);
+	int failed = usymtab_read(elf, debug, &t);
+	if (debug) {
+		elf_end(debug);
+		close(dfd);
+	}
+	if (failed) {
 		fputs("hwtap: error: out of memory\n", stderr);
 		exit(1);
 	}

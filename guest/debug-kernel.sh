@@ -3,12 +3,14 @@
 # on (lockdep, KASAN, atomic-sleep, debug objects, list, preempt and hung-task checks), from
 # Debian's kernel source package, so that hwtap's guest boots it like any installed kernel:
 #
-#   guest/debug-kernel.sh [debug|rt-debug]...   build (unless cached) and install each
-#                                               flavour (default: debug)
+#   guest/debug-kernel.sh [debug|rt-debug|sig]...   build (unless cached) and install
+#                                               each flavour (default: debug)
 #   guest/debug-kernel.sh --print-release FLAVOUR   the release it installs, e.g.
 #                                               6.1.192-hwtap-debug; nothing else is done
 #   guest/debug-kernel.sh --uninstall FLAVOUR   remove that release from /boot, /lib/modules
 #                                               and the cache
+#   guest/debug-kernel.sh --print-test-key     the key and certificate (PEM) the sig flavour
+#                                               trusts, a line each
 #
 # then `translator/hwtap -r RELEASE ...`, `translator/hwtap --list-kernels`, or
 # `make check RUNTESTFLAGS="runok.exp HWTAP_KERNEL=RELEASE"`.
@@ -22,6 +24,12 @@
 #             (debian/patches-rt), and the mirror here serves no source packages (deb-src:
 #             404). PREEMPT_RT is mainline from 6.12 on, so rt-debug is built from
 #             linux-source-6.12 instead: release 6.12.N-hwtap-rt-debug.
+#   sig       Debian's 6.1 without the checks, taking only signed modules
+#             (CONFIG_MODULE_SIG_FORCE, its own modules signed at installation) and trusting,
+#             beside its own build key, a test key this script makes once in the cache
+#             ($cache/test-key: key.pem 0600, cert.pem, cert.der; --print-test-key names
+#             them): release 6.1.N-hwtap-sig, where testsuite's signing.exp loads a module
+#             hwtap signed with that key, as on a Secure Boot machine with an enrolled MOK.
 #
 # What is built: x86_64_defconfig + kvm_guest.config + this script's fragment (below), then
 # olddefconfig; every option the fragment turns on is checked in the final .config (the
@@ -80,7 +88,7 @@ say() { printf '==> debug-kernel: %s\n' "$*"; }
 die() { printf 'debug-kernel.sh: error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-	sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 if [ "$(id -u)" -eq 0 ]; then
@@ -113,6 +121,7 @@ source_package() {
 	debug) echo linux-source-6.1 ;;
 	# 6.1 has no PREEMPT_RT here (see the header): 6.12 has it in mainline
 	rt-debug) echo linux-source-6.12 ;;
+	sig) echo linux-source-6.1 ;;
 	*) return 1 ;;
 	esac
 }
@@ -139,7 +148,7 @@ upstream_version() {
 # The config fragment of FLAVOUR: what must be =y/=m (checked after olddefconfig), and what
 # is switched off to keep the build small (only warned about if something turns it back on).
 fragment() {
-	cat <<'EOF'
+	[ "$1" = sig ] || cat <<'EOF'
 # ---- the rule checkers ----
 CONFIG_DEBUG_KERNEL=y
 CONFIG_PROVE_LOCKING=y
@@ -156,6 +165,8 @@ CONFIG_DEBUG_LIST=y
 CONFIG_DETECT_HUNG_TASK=y
 CONFIG_SOFTLOCKUP_DETECTOR=y
 CONFIG_HARDLOCKUP_DETECTOR=y
+EOF
+	cat <<'EOF'
 # ---- what hwtap's runtime and tests use ----
 CONFIG_MODULES=y
 CONFIG_MODULE_UNLOAD=y
@@ -294,8 +305,8 @@ EOF
 # CONFIG_SECURITY_SELINUX is not set
 # CONFIG_EFI is not set
 # CONFIG_CRASH_DUMP is not set
-# CONFIG_MODULE_SIG is not set
 EOF
+	[ "$1" = sig ] || echo '# CONFIG_MODULE_SIG is not set'
 	case $1 in
 	debug)
 		cat <<'EOF'
@@ -312,7 +323,38 @@ CONFIG_PREEMPT_RT=y
 # CONFIG_PREEMPT_DYNAMIC is not set
 EOF
 		;;
+	sig)
+		cat <<'EOF'
+# ---- only signed modules, as under Secure Boot: the build's own key and the test key ----
+CONFIG_PREEMPT_DYNAMIC=y
+CONFIG_PREEMPT_VOLUNTARY=y
+CONFIG_MODULE_SIG=y
+CONFIG_MODULE_SIG_FORCE=y
+CONFIG_MODULE_SIG_ALL=y
+CONFIG_MODULE_SIG_SHA256=y
+CONFIG_MODULE_SIG_HASH="sha256"
+CONFIG_SYSTEM_TRUSTED_KEYRING=y
+CONFIG_SECURITY_LOCKDOWN_LSM=y
+EOF
+		printf 'CONFIG_SYSTEM_TRUSTED_KEYS="%s"\n' "$cache/test-key/cert.pem"
+		;;
 	esac
+}
+
+# The sig flavour's test key: made once (RSA 2048, self-signed, 10 years), the private key
+# 0600 and its folder 0700; kept across builds, since the kernel built trusts it.
+test_key() {
+	local d=$cache/test-key
+	[ -f "$d/key.pem" ] && [ -f "$d/cert.pem" ] && [ -f "$d/cert.der" ] && return 0
+	ensure_packages openssl
+	rm -rf "$d"
+	mkdir -m 0700 "$d"
+	(umask 077 && openssl req -new -x509 -newkey rsa:2048 -sha256 -nodes -days 3650 \
+		-subj "/CN=hwtap test signing key/" -keyout "$d/key.pem" -out "$d/cert.pem" \
+		2>"$d/openssl.log") || die "cannot make the test key (see $d/openssl.log)"
+	openssl x509 -in "$d/cert.pem" -outform DER -out "$d/cert.der" ||
+		die "cannot write $d/cert.der"
+	chmod 0644 "$d/cert.pem" "$d/cert.der"
 }
 
 # The backport of 6.12's printk_legacy_allow_spinlock_enter() to 6.1 (see build_flavour).
@@ -370,7 +412,7 @@ EOF
 
 release_of() {
 	local pkg ver
-	pkg=$(source_package "$1") || die "unknown flavour '$1' (debug or rt-debug)"
+	pkg=$(source_package "$1") || die "unknown flavour '$1' (debug, rt-debug or sig)"
 	ver=$(package_version "$pkg")
 	[ -n "$ver" ] || die "apt knows no $pkg (apt-get update?)"
 	echo "$(upstream_version "$ver")-hwtap-$1"
@@ -449,7 +491,7 @@ uninstall_release() {
 
 build_flavour() {
 	local flavour=$1 pkg ver release key dir src build t0 t1 tarball
-	pkg=$(source_package "$flavour") || die "unknown flavour '$flavour' (debug or rt-debug)"
+	pkg=$(source_package "$flavour") || die "unknown flavour '$flavour' (debug, rt-debug or sig)"
 	ver=$(package_version "$pkg")
 	[ -n "$ver" ] || ensure_packages "$pkg"
 	ver=$(package_version "$pkg")
@@ -457,11 +499,13 @@ build_flavour() {
 	release=$(upstream_version "$ver")-hwtap-$flavour
 	tarball=/usr/src/${pkg}.tar.xz
 
+	[ "$flavour" != sig ] || test_key
 	key=$( {
 		echo "recipe $recipe"
 		echo "package $pkg $ver"
 		gcc --version | head -n 1
 		fragment "$flavour"
+		[ "$flavour" != sig ] || cat "$cache/test-key/cert.pem"
 	} | sha256sum | cut -c1-12)
 	dir=$cache/$release-$key
 	src=$dir/src
@@ -503,7 +547,8 @@ build_flavour() {
 		# reports as "BUG: Invalid wait context" - and then lockdep switches itself off
 		# for the rest of the boot. A false positive on !PREEMPT_RT; 6.12 marks the
 		# console write (printk_legacy_allow_spinlock_enter()): backported here.
-		if ! grep -q printk_legacy_allow_spinlock_enter "$src/kernel/printk/printk.c"; then
+		if [ "$flavour" != sig ] &&
+		   ! grep -q printk_legacy_allow_spinlock_enter "$src/kernel/printk/printk.c"; then
 			printk_patch | patch -p1 -d "$src" --forward --quiet ||
 				die "cannot apply the printk patch to $src"
 		fi
@@ -574,17 +619,20 @@ while [ $# -gt 0 ]; do
 		usage
 		exit 0 ;;
 	--print-release)
-		[ $# -ge 2 ] || die "--print-release needs a flavour (debug or rt-debug)"
+		[ $# -ge 2 ] || die "--print-release needs a flavour (debug, rt-debug or sig)"
 		release_of "$2"
 		exit 0 ;;
 	--uninstall)
-		[ $# -ge 2 ] || die "--uninstall needs a flavour (debug or rt-debug)"
+		[ $# -ge 2 ] || die "--uninstall needs a flavour (debug, rt-debug or sig)"
 		rel=$(release_of "$2")
 		say "removing $rel and its cached builds"
 		uninstall_release "$rel"
 		as_root rm -rf "$cache/$rel"-*
 		exit 0 ;;
-	debug|rt-debug)
+	--print-test-key)
+		printf '%s\n' "$cache/test-key/key.pem" "$cache/test-key/cert.pem"
+		exit 0 ;;
+	debug|rt-debug|sig)
 		flavours+=("$1") ;;
 	*)
 		usage >&2

@@ -506,8 +506,9 @@ static void qemu_argv(Guest *g, StrList *a)
 	char *pstore = g->o->pstore ? guest_xformat(" memmap=%dM$%#lx", GUEST_PSTORE_MB,
 						    GUEST_PSTORE_ADDR) : guest_xstrdup("");
 	strlist_push(a, guest_xformat("console=%s loglevel=5 panic=-1 nohz=off "
-				      "sysctl.kernel.hung_task_timeout_secs=%d%s",
-				      g->arch->console, GUEST_HUNG_TASK_S, pstore));
+				      "sysctl.kernel.hung_task_timeout_secs=%d%s%s%s",
+				      g->arch->console, GUEST_HUNG_TASK_S, pstore,
+				      g->o->append ? " " : "", g->o->append ? g->o->append : ""));
 	free(pstore);
 	static const char *const chardevs[][2] = {
 		{ "console", "console.log" }, { "out", "stdout" }, { "err", "stderr" },
@@ -1137,4 +1138,26 @@ void guest_result_free(GuestResult *r)
 {
 	free(r->problem_log);
 	r->problem_log = NULL;
+}
+
+const char *guest_append_error(const char *words)
+{
+	static const char *const ours[] = { "console=", "init=", "rdinit=", "panic=" };
+	size_t len = strlen(words);
+	if (!len)
+		return "no words given";
+	if (len > 1024)
+		return "longer than 1024 bytes";
+	for (const char *p = words; *p; p++)
+		if (*p < ' ' || *p > '~' || *p == '"')
+			return "only printable ASCII words apart by spaces, no quotes";
+	for (const char *p = words; *p;) {
+		p += strspn(p, " ");
+		for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+			if (!strncmp(p, ours[i], strlen(ours[i])))
+				return guest_xformat("%.*s is the guest runner's own to set",
+						     (int)strlen(ours[i]) - 1, ours[i]);
+		p += strcspn(p, " ");
+	}
+	return NULL;
 }

@@ -83,6 +83,9 @@ typedef struct GuestOptions {
 				 * firmware (GUEST_GHES_FIRMWARE): an ACPI HEST with a GHES
 				 * error source notified by synchronous external abort, where
 				 * hwtap-inject ghes raises firmware-first errors */
+	const char *append;     /* words added to the guest kernel's command line
+				 * (module.sig_enforce=1, lockdown=integrity ...): checked by
+				 * guest_append_error() */
 	bool keep;              /* keep the work folder and say where */
 	int verbose;            /* 1: steps and timings on err; 2: also the kernel log */
 } GuestOptions;
@@ -146,6 +149,11 @@ int guest_kernel_each_module(const GuestArch *a, const char *release, const char
  * boot it (and what it lacks), and which one is the default and why, to OUT. Returns 0,
  * or 1 when none is usable. */
 int guest_list_kernels(const GuestArch *arch, FILE *out);
+
+/* Why WORDS cannot be added to the guest kernel's command line (GuestOptions.append), or
+ * NULL: printable words apart by spaces, at most 1024 bytes, none that the runner's own
+ * words (console=, init=, rdinit=, panic=) would fight with. */
+const char *guest_append_error(const char *words);
 
 /* GuestOptions.pstore: ramoops in the MB of guest RAM at GUEST_PSTORE_ADDR, which the
  * kernel leaves alone (memmap=), in records of GUEST_PSTORE_RECORD bytes. pstore's own

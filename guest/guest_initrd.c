@@ -248,6 +248,7 @@ static const char init_head[] =
 	"mount -t devtmpfs devtmpfs /dev\n"
 	"mount -t debugfs debugfs /sys/kernel/debug\n"
 	"mount -t tracefs tracefs /sys/kernel/tracing\n"
+	"mount -t securityfs securityfs /sys/kernel/security 2>/dev/null\n"
 	"mkdir -p /dev/pts /dev/shm /tmp /root\n";
 
 /* The virtio-serial port named $1, once it exists: /dev/vportNpM. */

@@ -2,7 +2,8 @@
  * guest_run() (guest.h), and what the testsuite drives it with.
  *
  *   hwtap-guest [--vm-arch ARCH] [--vm-cpus N] [--vm-mem MB] [--vm-kernel RELEASE] [--vm-modprobe NAME]...
- *               [--vm-file SRC[:DST]]... [--vm-pstore] [--timeout S] [-k] [-v] -- 'SHELL COMMANDS'
+ *               [--vm-file SRC[:DST]]... [--vm-pstore] [--vm-append WORDS] [--timeout S] [-k] [-v]
+ *               -- 'SHELL COMMANDS'
  */
 #include "guest.h"
 
@@ -40,6 +41,8 @@ static const char usage_text[] =
 	"  --vm-cpu MODEL         QEMU's CPU model instead of the default (max): the family,\n"
 	"                         model and vendor the guest kernel sees (Skylake-Server,\n"
 	"                         EPYC-Rome; qemu-system-x86_64 -cpu help lists them)\n"
+	"  --vm-append WORDS      add WORDS to the guest kernel's command line\n"
+	"                         (module.sig_enforce=1, lockdown=integrity ...)\n"
 	"  --vm-pcie              x86_64: a PCI Express machine (QEMU's q35) with a device at\n"
 	"                         01:00.0 behind a root port whose AER the kernel controls\n"
 	"                         (hwtap-inject aer raises errors there)\n"
@@ -123,7 +126,7 @@ static char *join_words(char **words, int n)
 
 enum { OPT_CPUS = 256, OPT_MEM, OPT_KERNEL, OPT_MODPROBE, OPT_FILE, OPT_TIMEOUT, OPT_ARCH,
        OPT_ICOUNT, OPT_PSTORE, OPT_TCG_THREADS, OPT_KASLR, OPT_CPU, OPT_PCIE,
-       OPT_GHES };
+       OPT_GHES, OPT_APPEND };
 
 static const struct option long_options[] = {
 	{ "vm-arch", required_argument, NULL, OPT_ARCH },
@@ -139,6 +142,7 @@ static const struct option long_options[] = {
 	{ "vm-cpu", required_argument, NULL, OPT_CPU },
 	{ "vm-pcie", no_argument, NULL, OPT_PCIE },
 	{ "vm-ghes", no_argument, NULL, OPT_GHES },
+	{ "vm-append", required_argument, NULL, OPT_APPEND },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "keep", no_argument, NULL, 'k' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -174,6 +178,11 @@ static void parse_args(int argc, char **argv, GuestOptions *o)
 		case OPT_CPU: o->cpu = optarg; break;
 		case OPT_PCIE: o->pcie = true; break;
 		case OPT_GHES: o->ghes = true; break;
+		case OPT_APPEND:
+			if (guest_append_error(optarg))
+				usage_error("--vm-append: %s", guest_append_error(optarg));
+			o->append = optarg;
+			break;
 		case OPT_TIMEOUT:
 			o->timeout_s = parse_number("--timeout", optarg, 1, INT_MAX / 2);
 			break;

@@ -478,8 +478,10 @@ static void explain_load_error(const Run *r, int err)
 		      strerror(err));
 		break;
 	case EPERM:
-		run_error("cannot load %s: %s (module loading disabled, or no CAP_SYS_MODULE)", what,
-		      strerror(err));
+	case EKEYREJECTED:
+	case ENOKEY:
+	case EBADMSG:
+		run_error("cannot load %s: %s", what, modsig_explain(r->ko, err));
 		break;
 	default:
 		run_error("cannot load %s: %s; the kernel log (dmesg) may say more", what,

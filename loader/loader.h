@@ -31,6 +31,15 @@ void modinfo_free(ModInfo *mi);
 /* Whether MI declares a parameter NAME. */
 int modinfo_has_param(const ModInfo *mi, const char *name, size_t len);
 
+/* ---- modsig.c: a module the kernel refused for its signature ------------------------ */
+
+/* Whether the module file KO ends in a signature, as sign-file appends it. */
+bool modsig_signed(const char *ko);
+/* What to say when loading KO failed with ERR (EKEYREJECTED, EPERM ...) for its signature
+ * or the kernel's lockdown: the reason and what to do, or NULL when ERR is another
+ * matter. */
+char *modsig_explain(const char *ko, int err);
+
 /* ---- perfgroup.c: the perf event groups of a module's counters ---------------------- */
 
 /* Opens MI's perf groups (its hwtap_perf_member entries) on every online CPU or on each

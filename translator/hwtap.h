@@ -762,6 +762,20 @@ int build_modules(Session *s, int n, char **names, char **sources, const char **
  * why: "-DHWTAP_HAVE_RB_COMMIT_ONE_ARG ...". Cached per build tree. */
 char *kernel_features(Session *s);
 
+/* ---- sign.c: signed modules ------------------------------------------------------------ */
+
+/* The key pair from --sign-key/--sign-cert or /etc/hwtap/signing.conf, checked (the key is
+ * a secret: the user's own, 0600); false after saying why. */
+bool sign_setup(Session *s);
+/* Why the target kernel takes only signed modules ("module.sig_enforce=1", ...), or NULL */
+const char *signing_rule(Session *s);
+/* Before pass 4: when the kernel takes only signed modules and no key is set, an error
+ * for pass 5 (false), a warning for -p4 (true). */
+bool sign_check_rule(Session *s);
+/* The signed copy of KO (in DIR's signed-HASH/NAME.ko), made or from the cache; NULL
+ * after saying why. */
+char *sign_module(Session *s, const char *dir, const char *name, const char *ko);
+
 /* ---- cache.c: the module cache's folder, use times and size bound --------------------- */
 
 const char *cache_dir(const char *kind);            /* $XDG_CACHE_HOME/hwtap/KIND; NULL: said */
@@ -775,6 +789,8 @@ void cache_remove(const char *path);                /* a folder and all it holds
 /* ---- run.c: pass 5 ------------------------------------------------------------------ */
 
 int run_module(Session *s, const char *ko_path, const char *module_name);  /* exit status */
+/* Whether pass 5 runs in the QEMU guest: --vm, or this kernel takes no modules */
+bool session_runs_in_guest(Session *s);
 const char *runtime_parent(Session *s);
 
 /* ---- main.c: the session ------------------------------------------------------------ */
@@ -819,6 +835,10 @@ struct Session {
 	const char *vm_cpu;               /* --vm-cpu MODEL: QEMU's CPU model */
 	bool vm_pcie;                     /* --vm-pcie: a PCI Express guest (AER) */
 	bool vm_ghes;                     /* --vm-ghes: an arm64 guest with a GHES source */
+	const char *vm_append;            /* --vm-append WORDS: the guest kernel's command line */
+	const char *sign_key, *sign_cert; /* sign.c: the key pair modules are signed with */
+	const char *sign_from;            /* where it was named: for messages */
+	bool no_sign;                     /* --no-sign: not even /etc/hwtap/signing.conf's */
 	int vm_cpus, vm_mem, vm_timeout, vm_stop_timeout;
 	VEC(char *) vm_modprobe;
 	VEC(char *) vm_files;

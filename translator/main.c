@@ -81,6 +81,13 @@ static const char usage_text[] =
 	"      --vm-ghes     an arm64 guest with an ACPI GHES error source, booted by UEFI\n"
 	"                    firmware (hwtap-inject ghes raises firmware-first errors:\n"
 	"                    ARM processor, vendors' and memory error sections; -a arm64)\n"
+	"      --vm-append=WORDS  add WORDS to the guest kernel's command line\n"
+	"                    (module.sig_enforce=1, lockdown=integrity ...)\n"
+	"      --sign-key=KEY --sign-cert=CERT  sign the module with this private key\n"
+	"                    (yours, mode 0600) and its X.509 certificate, for kernels that\n"
+	"                    take only signed modules (Secure Boot); without them, the key\n"
+	"                    pair /etc/hwtap/signing.conf names, if any (hwtap-keygen)\n"
+	"      --no-sign     build the module unsigned, whatever signing.conf says\n"
 	"      --pmu=MODEL   name perf.events for libpfm4's PMU model MODEL (skx, icl,\n"
 	"                    amd64_fam19h_zen4 ...) instead of this machine's; the generic\n"
 	"                    names (cycles, instructions ...) work for every model\n"
@@ -234,6 +241,8 @@ static int build_c_files(Session *s, int n, char **files)
 			what[m++] = files[i];
 		}
 	}
+	if (m && !sign_setup(s))
+		return 1;
 	int failed = m ? build_modules(s, m, names, sources, what, kos) : 0;
 	for (int j = 0; j < m; j++)
 		if (kos[j])
@@ -247,7 +256,8 @@ int main(int argc, char **argv)
 		OPT_VERSION = 256, OPT_HELP, OPT_COMPAT, OPT_VM, OPT_VM_CPUS, OPT_VM_MEM,
 		OPT_VM_MODPROBE, OPT_VM_FILE, OPT_VM_TIMEOUT, OPT_VM_STOP_TIMEOUT, OPT_LIST_KERNELS, OPT_PMU,
 		OPT_VM_ICOUNT, OPT_VM_KASLR, OPT_VM_CPU, OPT_KERNEL_FEATURES, OPT_TEXTFILE, OPT_PPROF, OPT_RAS_DB,
-		OPT_LDD, OPT_VM_PCIE, OPT_VM_GHES, OPT_BUILD,
+		OPT_LDD, OPT_VM_PCIE, OPT_VM_GHES, OPT_BUILD, OPT_VM_APPEND, OPT_SIGN_KEY,
+		OPT_SIGN_CERT, OPT_NO_SIGN,
 	};
 	static const struct option longopts[] = {
 		{"version", no_argument, NULL, OPT_VERSION},
@@ -276,6 +286,10 @@ int main(int argc, char **argv)
 		{"ras-db", required_argument, NULL, OPT_RAS_DB},
 		{"ldd", no_argument, NULL, OPT_LDD},
 		{"build", no_argument, NULL, OPT_BUILD},
+		{"vm-append", required_argument, NULL, OPT_VM_APPEND},
+		{"sign-key", required_argument, NULL, OPT_SIGN_KEY},
+		{"sign-cert", required_argument, NULL, OPT_SIGN_CERT},
+		{"no-sign", no_argument, NULL, OPT_NO_SIGN},
 		{0, 0, 0, 0},
 	};
 	Session s;
@@ -323,6 +337,15 @@ int main(int argc, char **argv)
 		case OPT_VM_CPU: s.vm_cpu = optarg; break;
 		case OPT_VM_PCIE: s.vm_pcie = true; break;
 		case OPT_VM_GHES: s.vm_ghes = true; break;
+		case OPT_VM_APPEND:
+			if ((bad = guest_append_error(optarg)))
+				usage_error("--vm-append: %s", bad);
+			s.vm_append = optarg;
+			s.vm = true;
+			break;
+		case OPT_SIGN_KEY: s.sign_key = *optarg ? optarg : NULL; break;
+		case OPT_SIGN_CERT: s.sign_cert = *optarg ? optarg : NULL; break;
+		case OPT_NO_SIGN: s.no_sign = true; break;
 		case 'g': s.guru = true; break;
 		case 'v': s.verbose++; break;
 		case 'k': s.keep_build = true; break;

@@ -5,7 +5,8 @@
  * A cached folder keeps the module, its C and build.log; -k keeps kbuild's other files
  * too (it always builds, so that they are there) and says where the folder is. The
  * cache's size is kept in bounds by cache.c.
- * A compiler error in generated code is a bug in hwtap, and says so.
+ * A compiler error in generated code is a bug in hwtap, and says so. With a signing key
+ * (sign.c), what pass 4 hands on is the module's signed copy.
  */
 #include "hwtap.h"
 #include "../../guest/guest.h"
@@ -373,7 +374,7 @@ char *build_module(Session *s, const char *module_name, const char *source)
 		if (s->verbose)
 			fprintf(stderr, "hwtap: pass 4: %s from the cache\n", ko);
 		cache_touch(dir);
-		return ko;
+		return s->sign_key ? sign_module(s, dir, module_name, ko) : ko;
 	}
 	if (mkdirs(dir, 0755)) {
 		error_plain("cannot create the build folder %s: %s", dir, strerror(errno));
@@ -402,7 +403,7 @@ char *build_module(Session *s, const char *module_name, const char *source)
 	else
 		tidy_build_folder(dir, module_name);
 	cache_prune(dir, s->verbose);
-	return ko;
+	return s->sign_key ? sign_module(s, dir, module_name, ko) : ko;
 }
 
 /* The lines of the batch's build.log that name NAME's files ("NAME.c:12:3: error: ..."),
@@ -450,7 +451,8 @@ int build_modules(Session *s, int n, char **names, char **sources, const char **
 			if (s->verbose)
 				fprintf(stderr, "hwtap: pass 4: %s from the cache\n", ko);
 			cache_touch(dirs[i]);
-			kos[i] = ko;
+			kos[i] = s->sign_key ? sign_module(s, dirs[i], names[i], ko) : ko;
+			failed += !kos[i];
 			continue;
 		}
 		bool twice = false;
@@ -524,7 +526,8 @@ int build_modules(Session *s, int n, char **names, char **sources, const char **
 			failed++;
 			continue;
 		}
-		kos[i] = ko;
+		kos[i] = s->sign_key ? sign_module(s, dirs[i], names[i], ko) : ko;
+		failed += !kos[i];
 		cache_prune(dirs[i], s->verbose);
 	}
 	if (s->keep_build)

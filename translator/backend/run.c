@@ -62,6 +62,11 @@ static bool kernel_takes_modules(void)
 	return !access("/proc/modules", F_OK) && geteuid() == 0;
 }
 
+bool session_runs_in_guest(Session *s)
+{
+	return s->vm || !kernel_takes_modules();
+}
+
 static char *shell_quote(const char *s)
 {
 	StrBuf sb = {0};
@@ -119,6 +124,7 @@ static int run_in_guest(Session *s, const char *loader, const char *ko, const ch
 		.cpu = s->vm_cpu,
 		.pcie = s->vm_pcie,
 		.ghes = s->vm_ghes,
+		.append = s->vm_append,
 		.release = s->kernel_release,
 		.cpus = s->vm_cpus,
 		.mem_mb = s->vm_mem,
@@ -210,8 +216,7 @@ int run_module(Session *s, const char *ko, const char *name)
 		sb_printf(&params, " hwtap_target=%ld", s->target_pid);
 	if (s->verbose)
 		sb_printf(&params, " hwtap_verbose=%d", s->verbose);
-	bool guest = s->vm || !kernel_takes_modules();
-	if (!guest)
+	if (!session_runs_in_guest(s))
 		return run_here(loader, ko, s, params.buf);
 	if (s->file_limits) {
 		fprintf(stderr, "hwtap: error: -S rotates output files that hwtap-run writes, "

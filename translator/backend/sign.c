@@ -168,6 +168,14 @@ bool sign_setup(Session *s)
 	if (!s->sign_key)
 		return true;
 	const char *why = key_unfit(s->sign_key);
+	if (why && !strcmp(s->sign_from, SIGNING_CONF) && !signing_rule(s)) {
+		/* the machine's key, not this user's: a kernel that takes unsigned modules
+		 * still gets one */
+		fprintf(stderr, "hwtap: warning: not signing: the signing key %s (from %s) %s\n",
+			s->sign_key, s->sign_from, why);
+		s->sign_key = s->sign_cert = NULL;
+		return true;
+	}
 	if (why) {
 		error_plain("the signing key %s (from %s) %s", s->sign_key, s->sign_from, why);
 		return false;

@@ -57,7 +57,7 @@ packages=(
 	qemu-user                       # pmu.exp runs the translator as on an Intel host
 	xz-utils                        # the guest runner extracts vmlinux from vmlinuz with it
 	time                            # bench/front.sh counts page faults with GNU time's %R
-	openssl                         # hwtap-keygen's key pair for signed modules (signing.exp)
+	openssl                         # hwtap-keygen's key pair for signed modules (fleet.exp)
 	# the arm64 guest (-a arm64): QEMU, the cross compiler for modules and hwtap-run
 	qemu-system-arm gcc-aarch64-linux-gnu libelf-dev:arm64 zlib1g-dev:arm64
 	libdw-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64 libiberty-dev:arm64
@@ -78,11 +78,15 @@ installed() {
 # make check-full).
 test_kernels=(
 	linux-image-rt-amd64 linux-headers-rt-amd64
-	linux-image-6.12-amd64 linux-headers-6.12-amd64
 	linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64
 )
 if [ "$mode" = check-full ] && [ "$(dpkg --print-architecture)" = amd64 ]; then
 	packages+=("${test_kernels[@]}")
+fi
+# Debian 12's 6.12 beside the default 6.1 for every check: fleet.exp builds one bundle
+# for both and boots each (check-kernels' smoke set runs on it too, in check-full)
+if [ "$mode" != build ] && [ "$(dpkg --print-architecture)" = amd64 ]; then
+	packages+=(linux-image-6.12-amd64 linux-headers-6.12-amd64)
 fi
 
 missing=()

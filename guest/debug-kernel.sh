@@ -28,7 +28,7 @@
 #             (CONFIG_MODULE_SIG_FORCE, its own modules signed at installation) and trusting,
 #             beside its own build key, a test key this script makes once in the cache
 #             ($cache/test-key: key.pem 0600, cert.pem, cert.der; --print-test-key names
-#             them): release 6.1.N-hwtap-sig, where testsuite's signing.exp loads a module
+#             them): release 6.1.N-hwtap-sig, where testsuite's fleet.exp loads a module
 #             hwtap signed with that key, as on a Secure Boot machine with an enrolled MOK.
 #
 # What is built: x86_64_defconfig + kvm_guest.config + this script's fragment (below), then

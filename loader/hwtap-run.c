@@ -1,11 +1,13 @@
 /* hwtap-run.c - load a hwtap module, relay its output, stop it, unload it.
  *
- *   hwtap-run [-o FILE] [-c CMD] [-j N] [-D] [-v] MODULE.ko [PARAM=VALUE ...]
+ *   hwtap-run [-o FILE] [-c CMD] [-j N] [-D] [-v] MODULE.ko|BUNDLE [PARAM=VALUE ...]
  *   hwtap-run -A NAME | -d NAME | -d '*' | -L [--json]
  *   hwtap-run --snapshot NAME | --pstore [PATH ...]
  *
- * 1. Checks: root; MODULE.ko's .modinfo (name, vermagic, parameters) read with libelf;
- *    vermagic's kernel release against uname -r; each PARAM against the module's own.
+ * 1. Checks: root; a BUNDLE (a folder: hwtap -p4 --bundle) gives the module built for the
+ *    running kernel (modinfo_pick); MODULE.ko's .modinfo (name, vermagic, parameters)
+ *    read with libelf; vermagic's kernel release against uname -r; each PARAM against
+ *    the module's own.
  * 2. finit_module(MODULE.ko, "PARAM=VALUE ...").
  * 3. Opens /proc/hwtap_NAME/out and ctl (runtime/protocol.h); a child process writes
  *    "start" to ctl: the module runs its begin probes and starts its other probes, and
@@ -66,6 +68,8 @@ static const char usage_text[] =
 	"       hwtap-run [-o FILE] [--json] --snapshot NAME\n"
 	"       hwtap-run [-o FILE] [--json] --pstore [PATH ...]\n"
 	"Load a kernel module built by hwtap, relay its output until it ends, unload it.\n"
+	"MODULE.ko may be a folder of one script's modules for many kernels (hwtap -p4\n"
+	"--bundle): the one built for this kernel is loaded.\n"
 	"\n"
 	"  -o FILE    write the script's output to FILE instead of stdout\n"
 	"  -S SIZE[,N]  with -o: FILE.0, FILE.1, ..., each up to SIZE MiB; keep the last N\n"
@@ -338,13 +342,24 @@ static int build_param_string(Run *r)
 static int check_module(Run *r)
 {
 	char *why;
+	struct utsname u;
+	uname(&u);
+	struct stat st;
+	if (!stat(r->ko, &st) && S_ISDIR(st.st_mode)) {
+		char *ko = modinfo_pick(r->ko, u.release, &why);
+		if (!ko) {
+			run_error("%s", why);
+			free(why);
+			return -1;
+		}
+		run_note(r, "the module for kernel %s is %s", u.release, ko);
+		r->ko = ko;
+	}
 	if (modinfo_read(r->ko, &r->mi, &why)) {
 		run_error("%s", why);
 		free(why);
 		return -1;
 	}
-	struct utsname u;
-	uname(&u);
 	if (strcmp(r->mi.release, u.release)) {
 		run_error("%s was built for kernel %s, but this kernel is %s", r->ko, r->mi.release,
 		      u.release);

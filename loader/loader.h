@@ -28,6 +28,11 @@ int modinfo_read(const char *path, ModInfo *mi, char **why);
 
 void modinfo_free(ModInfo *mi);
 
+/* The module in folder DIR (a bundle: `hwtap -p4 --bundle DIR`, one script's modules for
+ * many kernels) built for kernel RELEASE: its path (malloc'ed), or NULL with a message in
+ * *WHY saying which releases DIR has. At most 256 NAME.ko files are looked at. */
+char *modinfo_pick(const char *dir, const char *release, char **why);
+
 /* Whether MI declares a parameter NAME. */
 int modinfo_has_param(const ModInfo *mi, const char *name, size_t len);
 

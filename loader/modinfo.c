@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "loader.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -187,4 +188,92 @@ int modinfo_has_param(const ModInfo *mi, const char *name, size_t len)
 		if (strlen(mi->params[i]) == len && param_eq(mi->params[i], name, len))
 			return 1;
 	return 0;
+}
+
+/* ---- a bundle: one script's modules for many kernels -------------------------------- */
+
+#define BUNDLE_MAX 256          /* modules looked at in one folder */
+
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char *modinfo_pick(const char *dir, const char *release, char **why)
+{
+	*why = NULL;
+	DIR *d = opendir(dir);
+	if (!d) {
+		*why = format("cannot read the folder %s: %s", dir, strerror(errno));
+		return NULL;
+	}
+	char *picked = NULL, **others = NULL;
+	size_t nothers = 0, seen = 0, matches = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) && seen < BUNDLE_MAX) {
+		size_t n = strlen(e->d_name);
+		if (e->d_name[0] == '.' || n < 4 || strcmp(e->d_name + n - 3, ".ko"))
+			continue;
+		seen++;
+		char *path = format("%s/%s", dir, e->d_name);
+		struct stat st;
+		ModInfo mi;
+		char *bad;
+		if (!path || lstat(path, &st) || !S_ISREG(st.st_mode) ||
+		    modinfo_read(path, &mi, &bad)) {
+			if (path && !S_ISREG(st.st_mode))
+				bad = NULL;
+			if (bad)
+				fprintf(stderr, "hwtap-run: warning: %s: skipped: %s\n", dir, bad);
+			free(bad);
+			free(path);
+			continue;
+		}
+		if (!strcmp(mi.release, release)) {
+			matches++;
+			if (!picked)
+				picked = path;
+			else
+				others = loader_realloc(others, sizeof(*others) * (nothers + 1)),
+				others[nothers++] = path;
+		} else {
+			others = loader_realloc(others, sizeof(*others) * (nothers + 1));
+			others[nothers++] = format("%s", mi.release);
+			free(path);
+		}
+		modinfo_free(&mi);
+	}
+	closedir(d);
+	if (matches == 1) {
+		for (size_t i = 0; i < nothers; i++)
+			free(others[i]);
+		free(others);
+		return picked;
+	}
+	if (matches > 1) {
+		*why = format("the folder %s holds %zu modules for kernel %s (%s and %s ...): keep "
+			      "one a kernel", dir, matches, release, picked, others[0]);
+	} else {
+		/* the releases it has, each once, in order */
+		if (nothers > 1)
+			qsort(others, nothers, sizeof(*others), by_string);
+		size_t len = 1;
+		for (size_t i = 0; i < nothers; i++)
+			len += strlen(others[i]) + 2;
+		char *list = loader_realloc(NULL, len);
+		list[0] = '\0';
+		for (size_t i = 0; i < nothers; i++)
+			if (!i || strcmp(others[i], others[i - 1]))
+				strcat(strcat(list, *list ? ", " : ""), others[i]);
+		*why = nothers ? format("the folder %s holds no module for this kernel, %s: only "
+					"for %s (hwtap -p4 -r %s --bundle %s adds one)", dir,
+					release, list, release, dir) :
+			format("the folder %s holds no module (no NAME.ko file)", dir);
+		free(list);
+	}
+	free(picked);
+	for (size_t i = 0; i < nothers; i++)
+		free(others[i]);
+	free(others);
+	return NULL;
 }

@@ -175,7 +175,8 @@ int run_front_end(Session *s, const char *name, const char *text, size_t len)
 static char *default_module_name(Session *s)
 {
 	uint64_t h = fnv1a(FNV1A_INIT, s->user->file->text, strlen(s->user->file->text));
-	h = fnv1a(h, s->kernel_release, strlen(s->kernel_release));
+	if (!s->name_any_kernel)
+		h = fnv1a(h, s->kernel_release, strlen(s->kernel_release));
 	for (int i = 0; i < s->defines.len; i++)
 		h = fnv1a(h, s->defines.data[i], strlen(s->defines.data[i]));
 	return xformat("hwtap_%08llx", (unsigned long long)(h & 0xffffffff));
@@ -199,6 +200,8 @@ int run_back_end(Session *s)
 	if (!ko)
 		return 1;
 	if (s->pass == 4) {
+		if (s->bundle && !(ko = bundle_add(s, ko, name)))
+			return 1;
 		puts(ko);
 		return 0;
 	}

@@ -772,6 +772,9 @@ const char *signing_rule(Session *s);
 /* Before pass 4: when the kernel takes only signed modules and no key is set, an error
  * for pass 5 (false), a warning for -p4 (true). */
 bool sign_check_rule(Session *s);
+/* build.c: KO copied into the --bundle folder as NAME-RELEASE.ko (made 0755 if missing):
+ * its path, or NULL after saying why. */
+char *bundle_add(Session *s, const char *ko, const char *name);
 /* The signed copy of KO (in DIR's signed-HASH/NAME.ko), made or from the cache; NULL
  * after saying why. */
 char *sign_module(Session *s, const char *dir, const char *name, const char *ko);
@@ -839,6 +842,9 @@ struct Session {
 	const char *sign_key, *sign_cert; /* sign.c: the key pair modules are signed with */
 	const char *sign_from;            /* where it was named: for messages */
 	bool no_sign;                     /* --no-sign: not even /etc/hwtap/signing.conf's */
+	const char *bundle;               /* --bundle DIR: pass 4's module copied into DIR as
+					   * NAME-RELEASE.ko (one script, many kernels) */
+	bool name_any_kernel;             /* the default module name leaves the kernel out */
 	int vm_cpus, vm_mem, vm_timeout, vm_stop_timeout;
 	VEC(char *) vm_modprobe;
 	VEC(char *) vm_files;

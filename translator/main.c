@@ -7,6 +7,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "0.1"
@@ -25,7 +27,10 @@ static const char usage_text[] =
 	"  -e SCRIPT         run the script given on the command line\n"
 	"  -I DIR            also search DIR for tapset .stp and .stpm files\n"
 	"  -D NAME=VALUE     set a limit (MAXACTION, MAXMAPENTRIES, ...) for the module\n"
-	"  -r RELEASE|DIR    target kernel release, or its build tree\n"
+	"  -r RELEASE|DIR    target kernel release, or its build tree; with -p4, several\n"
+	"                    -r build a module for each kernel\n"
+	"      --bundle=DIR  with -p4: also copy the module into DIR as NAME-RELEASE.ko, one\n"
+	"                    name for every kernel; hwtap-run DIR loads the one for its kernel\n"
 	"  -a ARCH           build for ARCH (x86_64, arm64) and run in its QEMU guest: arm64\n"
 	"                    has a PMU to count hardware events with (also --arch, --vm-arch)\n"
 	"  -g                guru mode: allow embedded C in the script\n"
@@ -250,6 +255,46 @@ static int build_c_files(Session *s, int n, char **files)
 	return bad || failed ? 1 : 0;
 }
 
+/* Passes 1-4 for one kernel: 0, or 1 after saying which pass failed. */
+static int build_for(Session *s, const char *name, const char *text, size_t len)
+{
+	if (run_front_end(s, name, text, len) || run_back_end(s)) {
+		fprintf(stderr, "hwtap: pass %d failed for kernel %s with %d error%s\n",
+			s->failed_pass, s->kernel_release, diag_errors, diag_errors == 1 ? "" : "s");
+		return 1;
+	}
+	return 0;
+}
+
+/* -p4 with several -r: the script built for each kernel in turn, each in a child of its
+ * own (a session is one kernel's from pass 1 on: its BTF, its features, its config),
+ * printing each module's path in order. 1 when any failed; the others are still built. */
+static int each_kernel(Session *s, Vec *releases, const char *name, const char *text,
+		       size_t len)
+{
+	int failed = 0;
+	for (int i = 0; i < releases->len; i++) {
+		fflush(stdout);
+		fflush(stderr);
+		pid_t pid = fork();
+		if (pid < 0) {
+			fprintf(stderr, "hwtap: error: cannot fork: %s\n", strerror(errno));
+			return 1;
+		}
+		if (pid == 0) {
+			session_set_kernel(s, releases->data[i]);
+			int rc = build_for(s, name, text, len);
+			fflush(stdout);
+			_exit(rc);
+		}
+		int status;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		failed += !WIFEXITED(status) || WEXITSTATUS(status);
+	}
+	return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	enum {
@@ -257,7 +302,7 @@ int main(int argc, char **argv)
 		OPT_VM_MODPROBE, OPT_VM_FILE, OPT_VM_TIMEOUT, OPT_VM_STOP_TIMEOUT, OPT_LIST_KERNELS, OPT_PMU,
 		OPT_VM_ICOUNT, OPT_VM_KASLR, OPT_VM_CPU, OPT_KERNEL_FEATURES, OPT_TEXTFILE, OPT_PPROF, OPT_RAS_DB,
 		OPT_LDD, OPT_VM_PCIE, OPT_VM_GHES, OPT_BUILD, OPT_VM_APPEND, OPT_SIGN_KEY,
-		OPT_SIGN_CERT, OPT_NO_SIGN,
+		OPT_SIGN_CERT, OPT_NO_SIGN, OPT_BUNDLE,
 	};
 	static const struct option longopts[] = {
 		{"version", no_argument, NULL, OPT_VERSION},
@@ -290,11 +335,13 @@ int main(int argc, char **argv)
 		{"sign-key", required_argument, NULL, OPT_SIGN_KEY},
 		{"sign-cert", required_argument, NULL, OPT_SIGN_CERT},
 		{"no-sign", no_argument, NULL, OPT_NO_SIGN},
+		{"bundle", required_argument, NULL, OPT_BUNDLE},
 		{0, 0, 0, 0},
 	};
 	Session s;
 	session_init(&s);
 	const char *inline_script = NULL, *list = NULL, *release = NULL;
+	Vec releases = {0};             /* every -r: several make one module each (-p4) */
 	bool list_vars = false;
 	const char *bad;
 	int c;
@@ -325,7 +372,13 @@ int main(int argc, char **argv)
 		case 'e': inline_script = optarg; break;
 		case 'I': vec_push(&s.include_dirs, optarg); break;
 		case 'D': check_define(optarg); vec_push(&s.defines, optarg); break;
-		case 'r': release = optarg; break;
+		case 'r':
+			for (int i = 0; i < releases.len; i++)
+				if (!strcmp(releases.data[i], optarg))
+					usage_error("-r %s is given twice", optarg);
+			vec_push(&releases, optarg);
+			release = optarg;
+			break;
 		case 'a':
 			if (!(s.target_arch = guest_find_arch(optarg)))
 				usage_error("-a: unknown architecture '%s': expected %s", optarg,
@@ -346,6 +399,11 @@ int main(int argc, char **argv)
 		case OPT_SIGN_KEY: s.sign_key = *optarg ? optarg : NULL; break;
 		case OPT_SIGN_CERT: s.sign_cert = *optarg ? optarg : NULL; break;
 		case OPT_NO_SIGN: s.no_sign = true; break;
+		case OPT_BUNDLE:
+			if (!*optarg)
+				usage_error("--bundle needs a folder");
+			s.bundle = optarg;
+			break;
 		case 'g': s.guru = true; break;
 		case 'v': s.verbose++; break;
 		case 'k': s.keep_build = true; break;
@@ -379,6 +437,14 @@ int main(int argc, char **argv)
 	}
 	if (s.file_limits && !s.output_file)
 		usage_error("-S needs -o FILE: the files are FILE.0, FILE.1, ...");
+	if (releases.len > 1 && s.pass != 4)
+		usage_error("-r %s -r %s ...: a module for each of several kernels is pass 4's: add "
+			    "-p4 (and --bundle DIR to gather them for hwtap-run)",
+			    (char *)releases.data[0], (char *)releases.data[1]);
+	if (s.bundle && s.pass != 4)
+		usage_error("--bundle DIR gathers what pass 4 builds: add -p4");
+	if (s.bundle || releases.len > 1)
+		s.name_any_kernel = true;
 	if (list_kernels)
 		return guest_list_kernels(s.target_arch, stdout);
 	if (release || s.target_arch)
@@ -420,6 +486,8 @@ int main(int argc, char **argv)
 	}
 	for (; optind < argc; optind++)
 		vec_push(&s.args, argv[optind]);
+	if (releases.len > 1)
+		return each_kernel(&s, &releases, name, text, len);
 	if (run_front_end(&s, name, text, len) || (s.pass > 2 && run_back_end(&s) &&
 						     s.failed_pass < 5)) {
 		fprintf(stderr, "hwtap: pass %d failed with %d error%s\n", s.failed_pass,

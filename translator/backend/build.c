@@ -536,3 +536,32 @@ int build_modules(Session *s, int n, char **names, char **sources, const char **
 		cache_remove(batch);
 	return failed;
 }
+
+/* ---- --bundle: one script's modules for many kernels -------------------------------------- */
+
+char *bundle_add(Session *s, const char *ko, const char *name)
+{
+	const char *rel = s->kernel_release;
+	if (!*rel || strchr(rel, '/') || rel[0] == '.') {
+		error_plain("--bundle: kernel release '%s' cannot name a file", rel);
+		return NULL;
+	}
+	if (mkdirs(s->bundle, 0755)) {
+		error_plain("--bundle: cannot create the folder %s: %s", s->bundle, strerror(errno));
+		return NULL;
+	}
+	char *dest = xformat("%s/%s-%s.ko", s->bundle, name, rel);
+	char *tmp = xformat("%s/.%s-%s.ko.%d", s->bundle, name, rel, (int)getpid());
+	size_t len;
+	char *bytes = read_whole_file(ko, &len);
+	FILE *f = bytes ? fopen(tmp, "w") : NULL;
+	bool ok = f && fwrite(bytes, 1, len, f) == len;
+	if (f && fclose(f))
+		ok = false;
+	if (!ok || chmod(tmp, 0644) || rename(tmp, dest)) {
+		error_plain("--bundle: cannot write %s: %s", dest, strerror(errno));
+		unlink(tmp);
+		return NULL;
+	}
+	return dest;
+}

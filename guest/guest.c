@@ -513,10 +513,12 @@ static void qemu_argv(Guest *g, StrList *a)
 	static const char *const chardevs[][2] = {
 		{ "console", "console.log" }, { "out", "stdout" }, { "err", "stderr" },
 	};
-	for (size_t i = 0; i < 3; i++) {
-		char *path = qemu_path(g, chardevs[i][1]);
+	bool back = g->o->files_back && *g->o->files_back;
+	for (size_t i = 0; i < 3 + (size_t)back; i++) {
+		char *path = qemu_path(g, i < 3 ? chardevs[i][1] : "back");
 		strlist_push(a, guest_xstrdup("-chardev"));
-		strlist_push(a, guest_xformat("file,id=%s,path=%s", chardevs[i][0], path));
+		strlist_push(a, guest_xformat("file,id=%s,path=%s", i < 3 ? chardevs[i][0] :
+					      "back", path));
 		free(path);
 	}
 	/* QEMU's descriptor 3 is its end of the control socketpair (start_qemu) */
@@ -527,6 +529,10 @@ static void qemu_argv(Guest *g, StrList *a)
 				  "-device", "virtserialport,chardev=ctl,name=hwtap.ctl", NULL };
 	for (const char **p = devices; *p; p++)
 		strlist_push(a, guest_xstrdup(*p));
+	if (back) {
+		strlist_push(a, guest_xstrdup("-device"));
+		strlist_push(a, guest_xstrdup("virtserialport,chardev=back,name=hwtap.back"));
+	}
 	if (g->o->icount) {
 		strlist_push(a, guest_xstrdup("-icount"));
 		strlist_push(a, guest_xstrdup("shift=0,align=off,sleep=off"));
@@ -1051,6 +1057,11 @@ static int boot_once(Guest *g, GuestResult *r, bool *hung)
 			rc = qemu_failed(g, &q, &out);
 			if (!rc)
 				collect(g, &q, &out, &err, r);
+			if (!rc && g->o->files_back && *g->o->files_back) {
+				char *path = work_path(g, "back");
+				r->files_lost = guest_back_collect(g, path) != 0;
+				free(path);
+			}
 		}
 	}
 	close_stream(&out);

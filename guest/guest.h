@@ -83,6 +83,9 @@ typedef struct GuestOptions {
 				 * firmware (GUEST_GHES_FIRMWARE): an ACPI HEST with a GHES
 				 * error source notified by synchronous external abort, where
 				 * hwtap-inject ghes raises firmware-first errors */
+	const char **files_back; /* NULL-terminated "GUEST:HOST": once the script ended, each
+				 * GUEST file replaces HOST (guest_back.c); HOST's folder must
+				 * exist */
 	const char *append;     /* words added to the guest kernel's command line
 				 * (module.sig_enforce=1, lockdown=integrity ...): checked by
 				 * guest_append_error() */
@@ -97,6 +100,7 @@ typedef struct GuestResult {
 	bool unresponsive;      /* killed: no output and no heartbeat for a while */
 	int forwarded;          /* the stop signal passed on to the script, or 0 */
 	int reboots;            /* with pstore: how often the guest rebooted (1 expected) */
+	bool files_lost;        /* a file of files_back did not come home (said) */
 	char *problem_log;      /* the kernel log when kernel_problem or status < 0, else NULL;
 				 * free with guest_result_free() */
 } GuestResult;

@@ -103,4 +103,15 @@ bool guest_compressed_name(const char *path);   /* ends in .xz, .zst or .gz */
 /* Write the cpio "newc" archive: busybox, /init, the modules, the files, the script. */
 int guest_write_initrd(Guest *g, const char *path);
 
+/* ---- guest_back.c: files that come home (o->files_back) ------------------------------- */
+
+/* /hwtap/back: the guest paths, a line each (LEN its length; malloc'ed) */
+char *guest_back_list(const Guest *g, size_t *len);
+/* /init's part: the hwtap.back port on descriptor 6, and send_back(), which the script's
+ * end calls; nothing without files_back */
+void guest_back_init(FILE *f, const Guest *g);
+/* After the run: the records in the port's file PATH, each host file replaced. 0, or a
+ * negative errno after saying what did not come back. */
+int guest_back_collect(Guest *g, const char *path);
+
 #endif

@@ -290,11 +290,13 @@ static const char init_run[] =
 	"while read -r sig; do\n"
 	"\tcase $sig in INT|TERM|HUP) kill -$sig -$(cat /hwtap/job) 2>/dev/null; "
 	"echo \"sent $sig\";; esac\n"
-	"done <&5 >&5 3>&- 4>&- &\n"
-	"while echo beat; do sleep 1; done >&5 3>&- 4>&- &\n"
+	"done <&5 >&5 3>&- 4>&- 6>&- &\n"
+	"while echo beat; do sleep 1; done >&5 3>&- 4>&- 6>&- &\n"
 	"setsid sh -c 'echo $$ >/hwtap/job; echo ready >&5; exec sh /hwtap/script 5>&-' "
-	"</dev/null >&3 2>&4 3>&- 4>&-\n"
-	"end $?\n";
+	"</dev/null >&3 2>&4 3>&- 4>&- 6>&-\n"
+	"st=$?\n"
+	"[ -z \"$back\" ] || send_back\n"
+	"end $st\n";
 
 static void init_insmod(FILE *f, Guest *g, const StrList *order, bool user)
 {
@@ -340,6 +342,7 @@ static char *init_script(Guest *g, size_t *len)
 	if (g->o->pstore)
 		init_pstore(f, g);
 	fputs(init_ports, f);
+	guest_back_init(f, g);
 	fprintf(f, init_end, g->nonce, g->nonce);
 	init_insmod(f, g, &g->user_modules, true);
 	fputs(init_run, f);
@@ -374,6 +377,11 @@ static int write_entries(Guest *g, Cpio *c)
 	cpio_data(c, "/init", 0755, init, len);
 	free(init);
 	cpio_data(c, "/hwtap/script", 0644, g->o->script, strlen(g->o->script));
+	if (g->o->files_back && *g->o->files_back) {
+		char *list = guest_back_list(g, &len);
+		cpio_data(c, "/hwtap/back", 0644, list, len);
+		free(list);
+	}
 	cpio_header(c, "TRAILER!!!", 0, 0, 0);
 	return 0;
 }

@@ -41,6 +41,8 @@ static const char usage_text[] =
 	"  --vm-cpu MODEL         QEMU's CPU model instead of the default (max): the family,\n"
 	"                         model and vendor the guest kernel sees (Skylake-Server,\n"
 	"                         EPYC-Rome; qemu-system-x86_64 -cpu help lists them)\n"
+	"  --vm-back GUEST:HOST   once the commands ended, copy the guest's file GUEST to\n"
+	"                         HOST (replaced), as hwtap --vm brings --ras-db's home\n"
 	"  --vm-append WORDS      add WORDS to the guest kernel's command line\n"
 	"                         (module.sig_enforce=1, lockdown=integrity ...)\n"
 	"  --vm-pcie              x86_64: a PCI Express machine (QEMU's q35) with a device at\n"
@@ -126,7 +128,7 @@ static char *join_words(char **words, int n)
 
 enum { OPT_CPUS = 256, OPT_MEM, OPT_KERNEL, OPT_MODPROBE, OPT_FILE, OPT_TIMEOUT, OPT_ARCH,
        OPT_ICOUNT, OPT_PSTORE, OPT_TCG_THREADS, OPT_KASLR, OPT_CPU, OPT_PCIE,
-       OPT_GHES, OPT_APPEND };
+       OPT_GHES, OPT_APPEND, OPT_BACK };
 
 static const struct option long_options[] = {
 	{ "vm-arch", required_argument, NULL, OPT_ARCH },
@@ -143,6 +145,7 @@ static const struct option long_options[] = {
 	{ "vm-pcie", no_argument, NULL, OPT_PCIE },
 	{ "vm-ghes", no_argument, NULL, OPT_GHES },
 	{ "vm-append", required_argument, NULL, OPT_APPEND },
+	{ "vm-back", required_argument, NULL, OPT_BACK },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "keep", no_argument, NULL, 'k' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -152,7 +155,7 @@ static const struct option long_options[] = {
 
 static void parse_args(int argc, char **argv, GuestOptions *o)
 {
-	int nmod = 0, nfile = 0, c;
+	int nmod = 0, nfile = 0, nback = 0, c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:kvh", long_options, NULL)) != -1) {
 		switch (c) {
@@ -178,6 +181,12 @@ static void parse_args(int argc, char **argv, GuestOptions *o)
 		case OPT_CPU: o->cpu = optarg; break;
 		case OPT_PCIE: o->pcie = true; break;
 		case OPT_GHES: o->ghes = true; break;
+		case OPT_BACK:
+			if (!strchr(optarg, ':') || optarg[0] != '/' || !strchr(optarg, ':')[1])
+				usage_error("--vm-back: '%s': expected GUEST:HOST (an absolute "
+					    "guest path)", optarg);
+			o->files_back = list_add(o->files_back, &nback, optarg);
+			break;
 		case OPT_APPEND:
 			if (guest_append_error(optarg))
 				usage_error("--vm-append: %s", guest_append_error(optarg));
@@ -224,9 +233,12 @@ int main(int argc, char **argv)
 	} else if (r.status < 0) {
 		print_log("the guest's kernel log:", r.problem_log ? r.problem_log : "");
 		status = EXIT_PROBLEM;
+	} else if (r.files_lost && !status) {
+		status = 1;     /* said: which file did not come back */
 	}
 	guest_result_free(&r);
 	free(o.modprobe);
+	free(o.files_back);
 	free(o.files);
 	free((char *)o.script);
 	return status;

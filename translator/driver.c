@@ -194,7 +194,7 @@ int run_back_end(Session *s)
 		return 0;
 	}
 	s->failed_pass = 4;
-	if (!sign_setup(s) || !sign_check_rule(s))
+	if (!sign_setup(s) || !sign_check_rule(s) || (s->pass == 5 && !run_preflight(s)))
 		return 1;
 	char *ko = build_module(s, name, c.buf);
 	if (!ko)

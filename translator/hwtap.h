@@ -794,6 +794,10 @@ void cache_remove(const char *path);                /* a folder and all it holds
 int run_module(Session *s, const char *ko_path, const char *module_name);  /* exit status */
 /* Whether pass 5 runs in the QEMU guest: --vm, or this kernel takes no modules */
 bool session_runs_in_guest(Session *s);
+/* Before pass 4, for pass 5: what would keep the run from starting that can be known now
+ * (in the guest, a file --ras-db, --textfile or --pprof names that cannot come home);
+ * false after saying why. */
+bool run_preflight(Session *s);
 const char *runtime_parent(Session *s);
 
 /* ---- main.c: the session ------------------------------------------------------------ */

@@ -5,6 +5,9 @@
  * otherwise hwtap-run loads it here. Either way hwtap-run does the loading, relaying and
  * unloading, and its exit status is hwtap's. A Ctrl-C (SIGINT, SIGTERM, SIGHUP) reaches
  * hwtap-run, which stops the probes and runs the end probes; hwtap waits for it.
+ * In the guest, the files options name (--ras-db, --textfile, --pprof) are written there
+ * and come home when the run ends, as -o's output does (guest_file); an existing
+ * --ras-db database goes in first, so that the run adds to it.
  */
 #include "hwtap.h"
 #include "../../guest/guest.h"
@@ -80,14 +83,65 @@ static char *shell_quote(const char *s)
 /* Under -v, when the guest ended without a status: this many of the log's last lines. */
 #define LOG_TAIL_LINES 20
 
+/* The files of --textfile, --pprof and --ras-db where hwtap-run writes them: here, the
+ * paths given; in the guest, guest_file()'s. */
+typedef struct {
+	const char *textfile, *pprof, *ras_db;
+} LoaderFiles;
+
 /* hwtap-run's options that go the same way here and in the guest: "-c CMD -j N ...". */
-static const char *loader_options(Session *s)
+static const char *loader_options(Session *s, const LoaderFiles *f)
 {
 	return xformat("%s%s%s%s%s", s->command ? xformat("-c %s ", shell_quote(s->command)) : "",
 		       s->max_commands ? xformat("-j %d ", s->max_commands) : "",
-		       s->textfile ? xformat("--textfile %s ", shell_quote(s->textfile)) : "",
-		       s->pprof ? xformat("--pprof %s ", shell_quote(s->pprof)) : "",
-		       s->ras_db ? xformat("--ras-db %s ", shell_quote(s->ras_db)) : "");
+		       f->textfile ? xformat("--textfile %s ", shell_quote(f->textfile)) : "",
+		       f->pprof ? xformat("--pprof %s ", shell_quote(f->pprof)) : "",
+		       f->ras_db ? xformat("--ras-db %s ", shell_quote(f->ras_db)) : "");
+}
+
+/* The guest's path for HOST, the file OPTION names, and what brings it home: HOST's
+ * folder must be there for it to come back to, HOST itself nothing but a regular file
+ * (no link followed, as -o refuses one); an existing HOST goes in first (FILES), and the
+ * guest's comes back over it (BACK). NULL, after saying why, at once: before the guest
+ * boots. N numbers the guest's folder. */
+static const char *guest_file(const char *option, const char *host, int n, Vec *files,
+			      Vec *back)
+{
+	if (strchr(host, ':')) {
+		fprintf(stderr, "hwtap: error: %s %s: with --vm, the file comes back from the "
+			"guest, and its path cannot hold ':'\n", option, host);
+		diag_errors++;
+		return NULL;
+	}
+	const char *slash = strrchr(host, '/');
+	const char *dir = slash ? (slash == host ? "/" : xstrndup(host, slash - host)) : ".";
+	const char *base = slash ? slash + 1 : host;
+	struct stat st;
+	const char *why = NULL;
+	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+		why = "it names no file";
+	else if (stat(dir, &st))
+		why = xformat("its folder %s: %s", dir, strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		why = xformat("%s is not a folder", dir);
+	else if (access(dir, W_OK | X_OK))
+		why = xformat("its folder %s: %s", dir, strerror(errno));
+	else if (!lstat(host, &st) && S_ISLNK(st.st_mode))
+		why = "it is a symbolic link (hwtap does not follow one; name its target)";
+	else if (!lstat(host, &st) && !S_ISREG(st.st_mode))
+		why = "it is not a regular file";
+	if (why) {
+		fprintf(stderr, "hwtap: error: %s %s: %s; with --vm, the file is written in the "
+			"guest and comes back to it when the run ends\n", option, host, why);
+		diag_errors++;
+		return NULL;
+	}
+	char *folder = xformat("/root/hwtap-files/%d", n);
+	if (!lstat(host, &st))
+		vec_push(files, xformat("%s:%s/", host, folder));
+	char *guest = xformat("%s/%s", folder, base);
+	vec_push(back, xformat("%s:%s", guest, host));
+	return guest;
 }
 
 static void print_log_tail(const char *log, int lines)
@@ -103,10 +157,42 @@ static void print_log_tail(const char *log, int lines)
 	fprintf(stderr, "hwtap: the guest kernel log's last lines:\n%s", p);
 }
 
-static int run_in_guest(Session *s, const char *loader, const char *ko, const char *name,
-			const char *params, FILE *out)
+/* The files hwtap-run writes in the guest (--ras-db, --textfile, --pprof): their guest
+ * paths in LF, what goes in first in FILES, what comes home in BACK (NULL-ended), and the
+ * command that makes their folders in MKDIRS. False after saying why one cannot. */
+static bool guest_files(Session *s, LoaderFiles *lf, Vec *files, Vec *back, StrBuf *mkdirs)
 {
-	Vec files = {0};
+	const char **slots[] = { &lf->ras_db, &lf->textfile, &lf->pprof };
+	const char *given[] = { s->ras_db, s->textfile, s->pprof };
+	const char *names[] = { "--ras-db", "--textfile", "--pprof" };
+	sb_putn(mkdirs, "", 0);
+	for (int i = 0; i < 3; i++) {
+		if (!given[i])
+			continue;
+		if (!(*slots[i] = guest_file(names[i], given[i], back->len, files, back)))
+			return false;
+		sb_printf(mkdirs, "%s/root/hwtap-files/%d", mkdirs->len ? " " : "mkdir -p ",
+			  back->len - 1);
+	}
+	vec_push(back, NULL);
+	return true;
+}
+
+bool run_preflight(Session *s)
+{
+	if (!session_runs_in_guest(s))
+		return true;
+	LoaderFiles lf = {0};
+	Vec in = {0}, back = {0};
+	StrBuf mk = {0};
+	return guest_files(s, &lf, &in, &back, &mk);
+}
+
+static int run_in_guest(Session *s, const char *loader, const char *ko, const char *name,
+			const char *params, FILE *out, const LoaderFiles *lf, Vec *in, Vec *back,
+			const StrBuf *mk)
+{
+	Vec files = *in;
 	vec_push(&files, xformat("%s:/root/hwtap-run", loader));
 	vec_push(&files, xformat("%s:/root/%s.ko", ko, name));
 	const char *inject = inject_path(s);
@@ -130,8 +216,9 @@ static int run_in_guest(Session *s, const char *loader, const char *ko, const ch
 		.mem_mb = s->vm_mem,
 		.modprobe = (const char **)modprobe.data,
 		.files = (const char **)files.data,
-		.script = xformat("exec /root/hwtap-run %s/root/%s.ko %s", loader_options(s), name,
-				  params),
+		.script = xformat("%s%sexec /root/hwtap-run %s/root/%s.ko %s", mk->buf,
+				  mk->len ? " && " : "", loader_options(s, lf), name, params),
+		.files_back = back->len > 1 ? (const char **)back->data : NULL,
 		.timeout_s = s->vm_timeout,
 		.stop_timeout_s = s->vm_stop_timeout,
 		.verbose = s->verbose,
@@ -141,6 +228,8 @@ static int run_in_guest(Session *s, const char *loader, const char *ko, const ch
 	if (guest_run(&o, out, stderr, &r))
 		return 1;
 	int status = r.status < 0 ? 1 : r.status;
+	if (r.files_lost && !status)
+		status = 1;     /* guest_run() said which file did not come home */
 	if (r.kernel_problem) {
 		fprintf(stderr, "hwtap: the guest kernel reported a problem while %s ran; its "
 			"log:\n%s", name, r.problem_log);
@@ -177,10 +266,11 @@ static int run_here(const char *loader, const char *ko, Session *s, const char *
 	if (pid == 0) {
 		for (int i = 0; i < 3; i++)
 			sigaction(stop_signals[i], &saved[i], NULL);
+		LoaderFiles here = { s->textfile, s->pprof, s->ras_db };
 		const char *opts = xformat("%s%s%s%s", s->output_file ? xformat("-o %s ",
 					   shell_quote(s->output_file)) : "", s->file_limits ?
 					   xformat("-S %s ", shell_quote(s->file_limits)) : "",
-					   loader_options(s), s->detach ? "-D " : "");
+					   loader_options(s, &here), s->detach ? "-D " : "");
 		execl("/bin/sh", "sh", "-c", xformat("exec %s %s %s%s", shell_quote(loader), opts,
 						     shell_quote(ko), params), (char *)NULL);
 		_exit(127);
@@ -224,13 +314,6 @@ int run_module(Session *s, const char *ko, const char *name)
 			"takes modules, or hwtap-run -o FILE -S %s there\n", s->file_limits);
 		return 1;
 	}
-	if (s->pprof) {
-		fprintf(stderr, "hwtap: error: --pprof %s: hwtap-run writes the profile where the "
-			"module runs, and the QEMU guest's files go with it: %s\n", s->pprof,
-			s->vm ? "without --vm, on a kernel that takes modules" : "this kernel takes "
-			"no modules; build with -p4 and run hwtap-run --pprof where one does");
-		return 1;
-	}
 	if (s->detach) {
 		fprintf(stderr, "hwtap: error: -F leaves the session running after hwtap "
 			"returns, and the QEMU guest does not outlive it: %s\n", s->vm ? "without "
@@ -238,6 +321,12 @@ int run_module(Session *s, const char *ko, const char *name)
 			"build with -p4 and run hwtap-run -D where one does");
 		return 1;
 	}
+	/* what the guest's run writes, checked before anything is opened or booted */
+	LoaderFiles lf = {0};
+	Vec in = {0}, back = {0};
+	StrBuf mk = {0};
+	if (!guest_files(s, &lf, &in, &back, &mk))
+		return 1;
 	/* As hwtap-run opens it (hwtap-run(8), SECURITY): 0600, no link followed, no FIFO
 	 * that nobody reads waited on. */
 	FILE *out = stdout;
@@ -256,7 +345,7 @@ int run_module(Session *s, const char *ko, const char *name)
 			return 1;
 		}
 	}
-	int status = run_in_guest(s, loader, ko, name, params.buf, out);
+	int status = run_in_guest(s, loader, ko, name, params.buf, out, &lf, &in, &back, &mk);
 	if (out != stdout && fclose(out)) {
 		fprintf(stderr, "hwtap: error: cannot write the output file '%s': %m\n",
 			s->output_file);

@@ -785,6 +785,7 @@ const char *cache_dir(const char *kind);            /* $XDG_CACHE_HOME/hwtap/KIN
 const char *cache_root(void);                       /* the modules': cache_dir("modules") */
 bool cache_own_file(const char *path);              /* a regular file, the user's, not others' to write */
 int mkdirs(const char *path, mode_t mode);          /* build.c: PATH and its parents */
+bool copy_file(const char *from, const char *to);   /* build.c: FROM's bytes into TO (made) */
 void cache_touch(const char *dir);                  /* a hit: the folder is in use */
 void cache_prune(const char *keep, bool verbose);   /* after adding the folder keep */
 void cache_remove(const char *path);                /* a folder and all it holds */

@@ -113,6 +113,17 @@ static bool features_well_formed(const char *s)
 	return true;
 }
 
+bool copy_file(const char *from, const char *to)
+{
+	size_t len;
+	char *bytes = read_whole_file(from, &len);
+	FILE *f = bytes ? fopen(to, "w") : NULL;
+	bool ok = f && fwrite(bytes, 1, len, f) == len;
+	if (f && fclose(f))
+		ok = false;
+	return ok;
+}
+
 static bool write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -552,13 +563,7 @@ char *bundle_add(Session *s, const char *ko, const char *name)
 	}
 	char *dest = xformat("%s/%s-%s.ko", s->bundle, name, rel);
 	char *tmp = xformat("%s/.%s-%s.ko.%d", s->bundle, name, rel, (int)getpid());
-	size_t len;
-	char *bytes = read_whole_file(ko, &len);
-	FILE *f = bytes ? fopen(tmp, "w") : NULL;
-	bool ok = f && fwrite(bytes, 1, len, f) == len;
-	if (f && fclose(f))
-		ok = false;
-	if (!ok || chmod(tmp, 0644) || rename(tmp, dest)) {
+	if (!copy_file(ko, tmp) || chmod(tmp, 0644) || rename(tmp, dest)) {
 		error_plain("--bundle: cannot write %s: %s", dest, strerror(errno));
 		unlink(tmp);
 		return NULL;

@@ -305,13 +305,7 @@ char *sign_module(Session *s, const char *dir, const char *name, const char *ko)
 		return NULL;
 	}
 	char *tmp = xformat("%s/.%s.ko.%d", folder, name, (int)getpid());
-	size_t ko_len;
-	char *bytes = read_whole_file(ko, &ko_len);
-	FILE *f = bytes ? fopen(tmp, "w") : NULL;
-	bool copied = f && fwrite(bytes, 1, ko_len, f) == ko_len;
-	if (f && fclose(f))
-		copied = false;
-	if (!copied) {
+	if (!copy_file(ko, tmp)) {
 		error_plain("cannot copy %s into %s: %s", ko, folder, strerror(errno));
 		unlink(tmp);
 		return NULL;

@@ -1,6 +1,6 @@
-/* uframes.c - unwind rows from an ELF file's .eh_frame (uframes.h). libdw interprets the
- * CFI (dwarf_cfi_addrframe); this file only lists the FDEs' ranges, asks libdw for the
- * rules along each, and keeps those the module's unwinder can follow. */
+/* uframes.c - unwind rows from an ELF file's .eh_frame and .debug_frame (uframes.h). libdw interprets the CFI (dwarf_cfi_addrframe); this file only lists
+ * the FDEs' ranges, asks libdw for the rules along each, and keeps those the module's
+ * unwinder can follow. */
 #include "uframes.h"
 
 #include <dwarf.h>
@@ -353,42 +353,57 @@ void uframes_free(UFrameTab *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static Elf_Scn *eh_frame(Elf *elf, GElf_Shdr *sh)
+/* The section NAME with contents, within UFRAMES_SECTION_MAX bytes (decompressed, for a
+ * compressed .debug_frame: SHF_COMPRESSED, as gcc -gz and Go's linker write it). */
+static Elf_Scn *cfi_section(Elf *elf, const char *want, GElf_Shdr *sh)
 {
 	size_t shstrndx;
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return NULL;
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
 		const char *name;
-		if (gelf_getshdr(scn, sh) && sh->sh_type != SHT_NOBITS &&
-		    (name = elf_strptr(elf, shstrndx, sh->sh_name)) && !strcmp(name, ".eh_frame"))
-			return sh->sh_size <= UFRAMES_SECTION_MAX ? scn : NULL;
+		if (!gelf_getshdr(scn, sh) || sh->sh_type == SHT_NOBITS ||
+		    !(name = elf_strptr(elf, shstrndx, sh->sh_name)) || strcmp(name, want))
+			continue;
+		if (sh->sh_size > UFRAMES_SECTION_MAX)
+			return NULL;
+		if (sh->sh_flags & SHF_COMPRESSED) {
+			GElf_Chdr ch;
+			if (!gelf_getchdr(scn, &ch) || ch.ch_size > UFRAMES_SECTION_MAX ||
+			    elf_compress(scn, 0, 0) < 0 || !gelf_getshdr(scn, sh))
+				return NULL;
+		}
+		return scn;
 	}
 	return NULL;
 }
 
-int uframes_read(Elf *elf, UFrameTab *t)
+/* The rows of the FDEs in ELF's section NAME (.eh_frame: EH) into ROWS, the CFI
+ * interpreted counted in *WORK: fde_rows()'s 0, 1 or -1; 0 for no such section. */
+static int section_rows(Elf *elf, const unsigned char *ident, const Machine *m,
+			const char *name, bool eh, size_t *work, Rows *rows)
 {
-	memset(t, 0, sizeof(*t));
-	Machine m;
 	GElf_Shdr sh;
-	Elf_Scn *scn;
+	Elf_Scn *scn = cfi_section(elf, name, &sh);
 	Elf_Data *data;
-	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
-	if (!ident || !machine_of(elf, &m) || !(scn = eh_frame(elf, &sh)) ||
-	    !(data = elf_getdata(scn, NULL)) || !data->d_buf)
+	if (!scn || !(data = elf_getdata(scn, NULL)) || !data->d_buf)
 		return 0;
-	Dwarf_CFI *cfi = dwarf_getcfi_elf(elf);
-	if (!cfi)
+	/* .debug_frame's CFI libdw reads through a Dwarf handle of the file */
+	Dwarf *dw = NULL;
+	Dwarf_CFI *cfi = eh ? dwarf_getcfi_elf(elf) :
+			 (dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL)) ? dwarf_getcfi(dw) : NULL;
+	if (!cfi) {
+		if (dw)
+			dwarf_end(dw);
 		return 0;
-	Rows rows = {0};
+	}
 	int rc = 0;
 	Dwarf_Off off = 0, next, cie_off = (Dwarf_Off)-1;
 	uint8_t enc = 0;
 	bool cie_ok = false;
-	size_t cie_cost = 0, work = 0;
+	size_t cie_cost = 0;
 	Dwarf_CFI_Entry e;
-	while (!rc && off < data->d_size && dwarf_next_cfi(ident, data, true, off, &next, &e) == 0) {
+	while (!rc && off < data->d_size && dwarf_next_cfi(ident, data, eh, off, &next, &e) == 0) {
 		if (next <= off)
 			break;
 		off = next;
@@ -398,21 +413,44 @@ int uframes_read(Elf *elf, UFrameTab *t)
 			Dwarf_CFI_Entry c;
 			Dwarf_Off skip;
 			cie_off = e.fde.CIE_pointer;
-			cie_ok = dwarf_next_cfi(ident, data, true, cie_off, &skip, &c) == 0 &&
+			cie_ok = dwarf_next_cfi(ident, data, eh, cie_off, &skip, &c) == 0 &&
 				 dwarf_cfi_cie_p(&c) && fde_encoding(&c.cie, &enc);
 			cie_cost = cie_ok ? (size_t)(c.cie.initial_instructions_end -
 						     c.cie.initial_instructions) : 0;
 		}
 		const uint8_t *p = e.fde.start, *end = e.fde.end;
 		uint64_t lo, len;
-		uint64_t at = sh.sh_addr + (uint64_t)(p - (const uint8_t *)data->d_buf);
+		/* .debug_frame's addresses are plain: no PC-relative ones */
+		uint64_t at = eh ? sh.sh_addr + (uint64_t)(p - (const uint8_t *)data->d_buf) : 0;
 		if (!cie_ok || !encoded(&p, end, enc, at, &lo) ||
 		    !encoded(&p, end, enc & 0x0f, 0, &len) || !len || lo + len < lo)
 			continue;
 		size_t cost = (size_t)(e.fde.end - e.fde.start) + cie_cost;
-		rc = fde_rows(&m, cfi, lo, lo + len, cost, &work, &rows);
+		rc = fde_rows(m, cfi, lo, lo + len, cost, work, rows);
 	}
-	dwarf_cfi_end(cfi);
+	if (eh)
+		dwarf_cfi_end(cfi);
+	else
+		dwarf_end(dw);          /* and the CFI it owns */
+	return rc;
+}
+
+int uframes_read(Elf *elf, UFrameTab *t)
+{
+	memset(t, 0, sizeof(*t));
+	Machine m;
+	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
+	if (!ident || !machine_of(elf, &m))
+		return 0;
+	/* .eh_frame, which the program's own unwinding uses, then .debug_frame, where gcc
+	 * -fno-asynchronous-unwind-tables -g and Go's linker put the CFI of the code they
+	 * leave out of .eh_frame (the start files' .eh_frame is still linked in): of two rows
+	 * at one address, .eh_frame's */
+	Rows rows = {0};
+	size_t work = 0;
+	int rc = section_rows(elf, ident, &m, ".eh_frame", true, &work, &rows);
+	if (!rc)
+		rc = section_rows(elf, ident, &m, ".debug_frame", false, &work, &rows);
 	if (rc) {                       /* out of memory, or past the bound: no table */
 		free(rows.v);
 		memset(t, 0, sizeof(*t));

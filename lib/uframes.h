@@ -1,5 +1,6 @@
 /* uframes.h - how to find the caller of code in an ELF file, from its call frame
- * information (.eh_frame), as rows the module's user unwinder walks (runtime/uunwind.h):
+ * information (.eh_frame, and .debug_frame for code it leaves out), as rows the module's
+ * user unwinder walks (runtime/uunwind.h):
  * per address range, where the canonical frame address (CFA) is, and where the return
  * address and the caller's frame pointer were saved. Read by the translator for the files
  * it builds into a module (translator/target/usyms.c) and by hwtap-run's readers for the
@@ -47,14 +48,15 @@ typedef struct {
  * UFRAMES_WORK_MAX bytes of CFI instructions interpreted (libdw reads an FDE from its start
  * for each of its rows) — a file past either is not unwound by its table: frame pointers
  * only —; UFRAMES_FDE_ROWS_MAX rows of one FDE (the rest of its range falls back); a
- * .eh_frame of UFRAMES_SECTION_MAX bytes. Debian 12's python3.11, 10,221 FDEs and 65,800
+ * .eh_frame or .debug_frame of UFRAMES_SECTION_MAX bytes (decompressed). Debian 12's python3.11, 10,221 FDEs and 65,800
  * rows, takes 4.0 MB of that work. */
 #define UFRAMES_ROWS_MAX (1 << 21)
 #define UFRAMES_WORK_MAX (64u << 20)
 #define UFRAMES_FDE_ROWS_MAX 1024
 #define UFRAMES_SECTION_MAX (64u << 20)
 
-/* The rows of ELF's .eh_frame into T, for x86-64 and arm64 files (none for others, or without
+/* The rows of ELF's .eh_frame and .debug_frame (.eh_frame's where both cover an address)
+ * into T, for x86-64 and arm64 files (none for others, or without
  * one). 0, or -1 when out of memory (T then empty). */
 int uframes_read(Elf *elf, UFrameTab *t);
 void uframes_free(UFrameTab *t);

@@ -30,7 +30,8 @@ void modinfo_free(ModInfo *mi);
 
 /* The module in folder DIR (a bundle: `hwtap -p4 --bundle DIR`, one script's modules for
  * many kernels) built for kernel RELEASE: its path (malloc'ed), or NULL with a message in
- * *WHY saying which releases DIR has. At most 256 NAME.ko files are looked at. */
+ * *WHY saying which releases DIR has. At most 256 NAME.ko files are looked at; a folder
+ * others can write to is refused. */
 char *modinfo_pick(const char *dir, const char *release, char **why);
 
 /* Whether MI declares a parameter NAME. */

@@ -207,6 +207,15 @@ char *modinfo_pick(const char *dir, const char *release, char **why)
 		*why = format("cannot read the folder %s: %s", dir, strerror(errno));
 		return NULL;
 	}
+	/* what root loads from it: a folder others can write to could be given a module */
+	struct stat dst;
+	if (fstat(dirfd(d), &dst) || (dst.st_mode & 022)) {
+		*why = format("refusing the folder %s: others can write to it (mode %04o), and "
+			      "hwtap-run would load what they put there", dir,
+			      (unsigned)(dst.st_mode & 07777));
+		closedir(d);
+		return NULL;
+	}
 	char *picked = NULL, **others = NULL;
 	size_t nothers = 0, seen = 0, matches = 0;
 	struct dirent *e;

@@ -5,9 +5,9 @@
  * otherwise hwtap-run loads it here. Either way hwtap-run does the loading, relaying and
  * unloading, and its exit status is hwtap's. A Ctrl-C (SIGINT, SIGTERM, SIGHUP) reaches
  * hwtap-run, which stops the probes and runs the end probes; hwtap waits for it.
- * In the guest, the files options name (--ras-db, --textfile, --pprof) are written there
- * and come home when the run ends, as -o's output does (guest_file); an existing
- * --ras-db database goes in first, so that the run adds to it.
+ * In the guest, the files options name (--ras-db, --textfile, --pprof) are written there,
+ * at the same paths, and come home when the run ends, as -o's output does (guest_file);
+ * an existing --ras-db database goes in first, so that the run adds to it.
  */
 #include "hwtap.h"
 #include "../../guest/guest.h"
@@ -99,13 +99,13 @@ static const char *loader_options(Session *s, const LoaderFiles *f)
 		       f->ras_db ? xformat("--ras-db %s ", shell_quote(f->ras_db)) : "");
 }
 
-/* The guest's path for HOST, the file OPTION names, and what brings it home: HOST's
- * folder must be there for it to come back to, HOST itself nothing but a regular file
- * (no link followed, as -o refuses one); an existing HOST goes in first (FILES), and the
- * guest's comes back over it (BACK). NULL, after saying why, at once: before the guest
- * boots. N numbers the guest's folder. */
-static const char *guest_file(const char *option, const char *host, int n, Vec *files,
-			      Vec *back)
+/* The guest's path for HOST, the file OPTION names, and what brings it home: the same
+ * path in the guest (a relative one from /root, where the script runs), so that what the
+ * run does there with it (-c 'cat FILE') works as it does here; HOST's folder must be
+ * there for it to come back to, HOST itself nothing but a regular file (no link followed,
+ * as -o refuses one); an existing HOST goes in first (FILES), and the guest's comes back
+ * over it (BACK). NULL, after saying why, at once: before the guest boots. */
+static const char *guest_file(const char *option, const char *host, Vec *files, Vec *back)
 {
 	if (strchr(host, ':')) {
 		fprintf(stderr, "hwtap: error: %s %s: with --vm, the file comes back from the "
@@ -136,10 +136,9 @@ static const char *guest_file(const char *option, const char *host, int n, Vec *
 		diag_errors++;
 		return NULL;
 	}
-	char *folder = xformat("/root/hwtap-files/%d", n);
+	char *guest = host[0] == '/' ? xstrdup(host) : xformat("/root/%s", host);
 	if (!lstat(host, &st))
-		vec_push(files, xformat("%s:%s/", host, folder));
-	char *guest = xformat("%s/%s", folder, base);
+		vec_push(files, xformat("%s:%s", host, guest));
 	vec_push(back, xformat("%s:%s", guest, host));
 	return guest;
 }
@@ -169,10 +168,11 @@ static bool guest_files(Session *s, LoaderFiles *lf, Vec *files, Vec *back, StrB
 	for (int i = 0; i < 3; i++) {
 		if (!given[i])
 			continue;
-		if (!(*slots[i] = guest_file(names[i], given[i], back->len, files, back)))
+		if (!(*slots[i] = guest_file(names[i], given[i], files, back)))
 			return false;
-		sb_printf(mkdirs, "%s/root/hwtap-files/%d", mkdirs->len ? " " : "mkdir -p ",
-			  back->len - 1);
+		const char *g = *slots[i], *slash = strrchr(g, '/');
+		sb_printf(mkdirs, "%s%s", mkdirs->len ? " " : "mkdir -p ",
+			  shell_quote(slash == g ? "/" : xstrndup(g, slash - g)));
 	}
 	vec_push(back, NULL);
 	return true;

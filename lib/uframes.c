@@ -142,6 +142,107 @@ static bool fde_encoding(const Dwarf_CIE *c, uint8_t *enc)
 	return p <= end;
 }
 
+/* ---- what libdw will take -------------------------------------------------------------- */
+
+/* Whether libdw can interpret the CFA instructions [P, END) (FDEs' pointers encoded as ENC)
+ * within bounds. It keeps a table of the registers up to the highest number an instruction
+ * names (DW_CFA_offset_extended of register 60 million took a reader to 459 MiB; the
+ * fuzzer found register 9 million asking for 150 MB)
+ * and a copy for each state remembered: an FDE naming a register past UFRAMES_REG_MAX, or
+ * remembering more than UFRAMES_STATES_MAX states at once, is not given to it (its range
+ * falls back to frame pointers), nor one with an instruction this does not know or that
+ * is cut short. */
+static bool cfa_fits(const uint8_t *p, const uint8_t *end, uint8_t enc)
+{
+	int depth = 0;
+	while (p < end) {
+		uint8_t op = *p++;
+		uint64_t reg = 0, v;
+		int64_t s;
+		switch (op & 0xc0) {
+		case DW_CFA_advance_loc:
+		case DW_CFA_restore:            /* register in the opcode: below 64 */
+			continue;
+		case DW_CFA_offset:
+			if (!uleb(&p, end, &v))
+				return false;
+			continue;
+		}
+		switch (op) {
+		case DW_CFA_nop:
+		case DW_CFA_GNU_window_save:    /* arm64's DW_CFA_AARCH64_negate_ra_state */
+			continue;
+		case DW_CFA_remember_state:
+			if (++depth > UFRAMES_STATES_MAX)
+				return false;
+			continue;
+		case DW_CFA_restore_state:
+			depth -= depth > 0;
+			continue;
+		case DW_CFA_set_loc:
+			if (!encoded(&p, end, enc & 0x0f, 0, &v))
+				return false;
+			continue;
+		case DW_CFA_advance_loc1:
+		case DW_CFA_advance_loc2:
+		case DW_CFA_advance_loc4:
+			if (!fixed(&p, end, op == DW_CFA_advance_loc1 ? 1 : op == DW_CFA_advance_loc2 ?
+				   2 : 4, false, &v))
+				return false;
+			continue;
+		case DW_CFA_def_cfa_offset:
+		case DW_CFA_GNU_args_size:
+			if (!uleb(&p, end, &v))
+				return false;
+			continue;
+		case DW_CFA_def_cfa_offset_sf:
+			if (!sleb(&p, end, &s))
+				return false;
+			continue;
+		case DW_CFA_def_cfa_expression:
+			if (!uleb(&p, end, &v) || v > (uint64_t)(end - p))
+				return false;
+			p += v;
+			continue;
+		case DW_CFA_restore_extended:
+		case DW_CFA_undefined:
+		case DW_CFA_same_value:
+		case DW_CFA_def_cfa_register:
+			if (!uleb(&p, end, &reg))
+				return false;
+			break;
+		case DW_CFA_offset_extended:
+		case DW_CFA_val_offset:
+		case DW_CFA_def_cfa:
+		case DW_CFA_GNU_negative_offset_extended:
+			if (!uleb(&p, end, &reg) || !uleb(&p, end, &v))
+				return false;
+			break;
+		case DW_CFA_register:
+			if (!uleb(&p, end, &reg) || !uleb(&p, end, &v) || v > UFRAMES_REG_MAX)
+				return false;
+			break;
+		case DW_CFA_offset_extended_sf:
+		case DW_CFA_val_offset_sf:
+		case DW_CFA_def_cfa_sf:
+			if (!uleb(&p, end, &reg) || !sleb(&p, end, &s))
+				return false;
+			break;
+		case DW_CFA_expression:
+		case DW_CFA_val_expression:
+			if (!uleb(&p, end, &reg) || !uleb(&p, end, &v) || v > (uint64_t)(end - p))
+				return false;
+			p += v;
+			break;
+		default:
+			return false;
+		}
+		if (reg > UFRAMES_REG_MAX)
+			return false;
+	}
+	return true;
+}
+
 /* ---- the rules, as rows ------------------------------------------------------------------ */
 
 static bool breg(const Dwarf_Op *op, int *reg, int64_t *off)
@@ -400,7 +501,7 @@ static int section_rows(Elf *elf, const unsigned char *ident, const Machine *m,
 	int rc = 0;
 	Dwarf_Off off = 0, next, cie_off = (Dwarf_Off)-1;
 	uint8_t enc = 0;
-	bool cie_ok = false;
+	bool cie_ok = false, cie_z = false;
 	size_t cie_cost = 0;
 	Dwarf_CFI_Entry e;
 	while (!rc && off < data->d_size && dwarf_next_cfi(ident, data, eh, off, &next, &e) == 0) {
@@ -414,16 +515,25 @@ static int section_rows(Elf *elf, const unsigned char *ident, const Machine *m,
 			Dwarf_Off skip;
 			cie_off = e.fde.CIE_pointer;
 			cie_ok = dwarf_next_cfi(ident, data, eh, cie_off, &skip, &c) == 0 &&
-				 dwarf_cfi_cie_p(&c) && fde_encoding(&c.cie, &enc);
+				 dwarf_cfi_cie_p(&c) && fde_encoding(&c.cie, &enc) &&
+				 c.cie.return_address_register <= UFRAMES_REG_MAX &&
+				 cfa_fits(c.cie.initial_instructions,
+					  c.cie.initial_instructions_end, enc);
+			cie_z = cie_ok && c.cie.augmentation && c.cie.augmentation[0] == 'z';
 			cie_cost = cie_ok ? (size_t)(c.cie.initial_instructions_end -
 						     c.cie.initial_instructions) : 0;
 		}
 		const uint8_t *p = e.fde.start, *end = e.fde.end;
-		uint64_t lo, len;
+		uint64_t lo, len, aug;
 		/* .debug_frame's addresses are plain: no PC-relative ones */
 		uint64_t at = eh ? sh.sh_addr + (uint64_t)(p - (const uint8_t *)data->d_buf) : 0;
 		if (!cie_ok || !encoded(&p, end, enc, at, &lo) ||
 		    !encoded(&p, end, enc & 0x0f, 0, &len) || !len || lo + len < lo)
+			continue;
+		/* its instructions, after the augmentation data, as libdw will take them */
+		if (cie_z && (!uleb(&p, end, &aug) || aug > (uint64_t)(end - p)))
+			continue;
+		if (!cfa_fits(p + (cie_z ? aug : 0), end, enc))
 			continue;
 		size_t cost = (size_t)(e.fde.end - e.fde.start) + cie_cost;
 		rc = fde_rows(m, cfi, lo, lo + len, cost, work, rows);

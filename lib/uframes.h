@@ -54,6 +54,11 @@ typedef struct {
 #define UFRAMES_WORK_MAX (64u << 20)
 #define UFRAMES_FDE_ROWS_MAX 1024
 #define UFRAMES_SECTION_MAX (64u << 20)
+/* and, so that libdw's register tables stay small (uframes.c's cfa_fits), FDEs naming no
+ * DWARF register past UFRAMES_REG_MAX (x86-64's go to 125, arm64's to 127) and
+ * remembering at most UFRAMES_STATES_MAX states at once */
+#define UFRAMES_REG_MAX 255
+#define UFRAMES_STATES_MAX 64
 
 /* The rows of ELF's .eh_frame and .debug_frame (.eh_frame's where both cover an address)
  * into T, for x86-64 and arm64 files (none for others, or without

@@ -17,6 +17,9 @@
                                    start for each row (48 GiB of instructions in all)
   usyms_shapes.py eh-cut OUT       a function and an .eh_frame cut short: its CIE says it
                                    is longer than the section
+  usyms_shapes.py eh-regs OUT      a function, a plain FDE, and FDEs that would make libdw's
+                                   register tables huge: register 60 million, 100,000
+                                   remembered states
   usyms_shapes.py debuglink OUT NAME DEBUG
                                    a .gnu_debuglink section's contents naming NAME (any
                                    bytes: ../f.debug), with DEBUG's CRC
@@ -144,6 +147,26 @@ def eh_work(out):
     with_eh_frame(out, eh + bytes(4))
 
 
+def uleb(v):
+    out = b''
+    while True:
+        b, v = v & 0x7f, v >> 7
+        out += bytes([b | (0x80 if v else 0)])
+        if not v:
+            return out
+
+
+def eh_regs(out):
+    """A plain FDE, then one whose DW_CFA_offset_extended names register 60 million (libdw
+    keeps a table of every register up to it: 480 MiB), then one that remembers 100,000
+    states (a copy of the table each)."""
+    eh = cie()
+    eh += fde(len(eh), 0, TEXT, 16, bytes([0x41, 0x0e, 16]))
+    eh += fde(len(eh), 0, TEXT + 16, 16, bytes([0x41, 0x05]) + uleb(60000000) + uleb(1))
+    eh += fde(len(eh), 0, TEXT + 32, 16, bytes([0x0a]) * 100000)
+    with_eh_frame(out, eh + bytes(4))
+
+
 def eh_cut(out):
     eh = cie()
     eh = struct.pack('<I', 1 << 20) + eh[4:]
@@ -162,7 +185,7 @@ def debuglink(out, name, debug):
 
 
 SHAPES = {'sections': sections, 'copies': copies, 'strings': strings, 'one-name': one_name,
-          'eh-work': eh_work, 'eh-cut': eh_cut}
+          'eh-work': eh_work, 'eh-cut': eh_cut, 'eh-regs': eh_regs}
 
 if __name__ == '__main__':
     if len(sys.argv) == 5 and sys.argv[1] == 'debuglink':

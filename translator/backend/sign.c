@@ -63,6 +63,11 @@ static const char *key_unfit(const char *path)
 /* Whether PATH holds an X.509 certificate, PEM or DER as sign-file reads them. */
 static const char *cert_unfit(const char *path)
 {
+	struct stat st;
+	if (stat(path, &st))
+		return xformat("cannot be read: %s", strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return "is not a regular file";
 	size_t len;
 	char *text = read_whole_file(path, &len);
 	if (!text)

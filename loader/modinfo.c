@@ -216,7 +216,8 @@ char *modinfo_pick(const char *dir, const char *release, char **why)
 		closedir(d);
 		return NULL;
 	}
-	char *picked = NULL, **others = NULL;
+	/* the releases of the others, for the message when none is this kernel's */
+	char *picked = NULL, *second = NULL, **others = NULL;
 	size_t nothers = 0, seen = 0, matches = 0;
 	struct dirent *e;
 	while ((e = readdir(d)) && seen < BUNDLE_MAX) {
@@ -227,27 +228,28 @@ char *modinfo_pick(const char *dir, const char *release, char **why)
 		char *path = format("%s/%s", dir, e->d_name);
 		struct stat st;
 		ModInfo mi;
-		char *bad;
-		if (!path || lstat(path, &st) || !S_ISREG(st.st_mode) ||
-		    modinfo_read(path, &mi, &bad)) {
-			if (path && !S_ISREG(st.st_mode))
-				bad = NULL;
-			if (bad)
-				fprintf(stderr, "hwtap-run: warning: %s: skipped: %s\n", dir, bad);
+		char *bad = NULL;
+		/* (a link, a folder, a FIFO named .ko: not a module to load) */
+		if (!path || lstat(path, &st) || !S_ISREG(st.st_mode)) {
+			free(path);
+			continue;
+		}
+		if (modinfo_read(path, &mi, &bad)) {
+			fprintf(stderr, "hwtap-run: warning: %s: skipped: %s\n", dir, bad);
 			free(bad);
 			free(path);
 			continue;
 		}
 		if (!strcmp(mi.release, release)) {
-			matches++;
-			if (!picked)
+			if (matches++ == 0)
 				picked = path;
+			else if (!second)
+				second = path;
 			else
-				others = loader_realloc(others, sizeof(*others) * (nothers + 1)),
-				others[nothers++] = path;
+				free(path);
 		} else {
 			others = loader_realloc(others, sizeof(*others) * (nothers + 1));
-			others[nothers++] = format("%s", mi.release);
+			others[nothers++] = format("%s", printable(mi.release));
 			free(path);
 		}
 		modinfo_free(&mi);
@@ -257,11 +259,13 @@ char *modinfo_pick(const char *dir, const char *release, char **why)
 		for (size_t i = 0; i < nothers; i++)
 			free(others[i]);
 		free(others);
+		free(second);
 		return picked;
 	}
 	if (matches > 1) {
-		*why = format("the folder %s holds %zu modules for kernel %s (%s and %s ...): keep "
-			      "one a kernel", dir, matches, release, picked, others[0]);
+		*why = format("the folder %s holds %zu modules for kernel %s (%s and %s%s): keep "
+			      "one a kernel", dir, matches, release, picked, second,
+			      matches > 2 ? " ..." : "");
 	} else {
 		/* the releases it has, each once, in order */
 		if (nothers > 1)
@@ -281,6 +285,7 @@ char *modinfo_pick(const char *dir, const char *release, char **why)
 		free(list);
 	}
 	free(picked);
+	free(second);
 	for (size_t i = 0; i < nothers; i++)
 		free(others[i]);
 	free(others);

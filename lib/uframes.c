@@ -144,6 +144,26 @@ static bool fde_encoding(const Dwarf_CIE *c, uint8_t *enc)
 
 /* ---- what libdw will take -------------------------------------------------------------- */
 
+/* Each CFA instruction's operands, as cfa_fits() reads them: R a register (ULEB, at most
+ * UFRAMES_REG_MAX), U and S a ULEB and an SLEB, B a block (a ULEB length, then its bytes),
+ * A an address in the FDEs' encoding, 1, 2 and 4 as many fixed bytes; "" none. An opcode
+ * without an entry is not known. DW_CFA_advance_loc, _offset and _restore carry their
+ * first operand (a register below 64, for the last two) in the opcode. */
+static const char *const cfa_operands[0x40] = {
+	[DW_CFA_nop] = "", [DW_CFA_set_loc] = "A", [DW_CFA_advance_loc1] = "1",
+	[DW_CFA_advance_loc2] = "2", [DW_CFA_advance_loc4] = "4",
+	[DW_CFA_offset_extended] = "RU", [DW_CFA_restore_extended] = "R",
+	[DW_CFA_undefined] = "R", [DW_CFA_same_value] = "R", [DW_CFA_register] = "RR",
+	[DW_CFA_remember_state] = "", [DW_CFA_restore_state] = "", [DW_CFA_def_cfa] = "RU",
+	[DW_CFA_def_cfa_register] = "R", [DW_CFA_def_cfa_offset] = "U",
+	[DW_CFA_def_cfa_expression] = "B", [DW_CFA_expression] = "RB",
+	[DW_CFA_offset_extended_sf] = "RS", [DW_CFA_def_cfa_sf] = "RS",
+	[DW_CFA_def_cfa_offset_sf] = "S", [DW_CFA_val_offset] = "RU",
+	[DW_CFA_val_offset_sf] = "RS", [DW_CFA_val_expression] = "RB",
+	[DW_CFA_GNU_window_save] = "",          /* arm64's DW_CFA_AARCH64_negate_ra_state */
+	[DW_CFA_GNU_args_size] = "U", [DW_CFA_GNU_negative_offset_extended] = "RU",
+};
+
 /* Whether libdw can interpret the CFA instructions [P, END) (FDEs' pointers encoded as ENC)
  * within bounds. It keeps a table of the registers up to the highest number an instruction
  * names (DW_CFA_offset_extended of register 60 million took a reader to 459 MiB; the
@@ -157,88 +177,30 @@ static bool cfa_fits(const uint8_t *p, const uint8_t *end, uint8_t enc)
 	int depth = 0;
 	while (p < end) {
 		uint8_t op = *p++;
-		uint64_t reg = 0, v;
-		int64_t s;
-		switch (op & 0xc0) {
-		case DW_CFA_advance_loc:
-		case DW_CFA_restore:            /* register in the opcode: below 64 */
-			continue;
-		case DW_CFA_offset:
-			if (!uleb(&p, end, &v))
-				return false;
-			continue;
-		}
-		switch (op) {
-		case DW_CFA_nop:
-		case DW_CFA_GNU_window_save:    /* arm64's DW_CFA_AARCH64_negate_ra_state */
-			continue;
-		case DW_CFA_remember_state:
-			if (++depth > UFRAMES_STATES_MAX)
-				return false;
-			continue;
-		case DW_CFA_restore_state:
+		const char *ops = (op & 0xc0) == DW_CFA_offset ? "U" : (op & 0xc0) ? "" :
+				  cfa_operands[op];
+		if (!ops || (op == DW_CFA_remember_state && ++depth > UFRAMES_STATES_MAX))
+			return false;
+		if (op == DW_CFA_restore_state)
 			depth -= depth > 0;
-			continue;
-		case DW_CFA_set_loc:
-			if (!encoded(&p, end, enc & 0x0f, 0, &v))
+		for (; *ops; ops++) {
+			uint64_t v;
+			int64_t s;
+			bool ok;
+			switch (*ops) {
+			case 'R': ok = uleb(&p, end, &v) && v <= UFRAMES_REG_MAX; break;
+			case 'U': ok = uleb(&p, end, &v); break;
+			case 'S': ok = sleb(&p, end, &s); break;
+			case 'B':
+				ok = uleb(&p, end, &v) && v <= (uint64_t)(end - p);
+				p += ok ? v : 0;
+				break;
+			case 'A': ok = encoded(&p, end, enc & 0x0f, 0, &v); break;
+			default: ok = fixed(&p, end, *ops - '0', false, &v); break;
+			}
+			if (!ok)
 				return false;
-			continue;
-		case DW_CFA_advance_loc1:
-		case DW_CFA_advance_loc2:
-		case DW_CFA_advance_loc4:
-			if (!fixed(&p, end, op == DW_CFA_advance_loc1 ? 1 : op == DW_CFA_advance_loc2 ?
-				   2 : 4, false, &v))
-				return false;
-			continue;
-		case DW_CFA_def_cfa_offset:
-		case DW_CFA_GNU_args_size:
-			if (!uleb(&p, end, &v))
-				return false;
-			continue;
-		case DW_CFA_def_cfa_offset_sf:
-			if (!sleb(&p, end, &s))
-				return false;
-			continue;
-		case DW_CFA_def_cfa_expression:
-			if (!uleb(&p, end, &v) || v > (uint64_t)(end - p))
-				return false;
-			p += v;
-			continue;
-		case DW_CFA_restore_extended:
-		case DW_CFA_undefined:
-		case DW_CFA_same_value:
-		case DW_CFA_def_cfa_register:
-			if (!uleb(&p, end, &reg))
-				return false;
-			break;
-		case DW_CFA_offset_extended:
-		case DW_CFA_val_offset:
-		case DW_CFA_def_cfa:
-		case DW_CFA_GNU_negative_offset_extended:
-			if (!uleb(&p, end, &reg) || !uleb(&p, end, &v))
-				return false;
-			break;
-		case DW_CFA_register:
-			if (!uleb(&p, end, &reg) || !uleb(&p, end, &v) || v > UFRAMES_REG_MAX)
-				return false;
-			break;
-		case DW_CFA_offset_extended_sf:
-		case DW_CFA_val_offset_sf:
-		case DW_CFA_def_cfa_sf:
-			if (!uleb(&p, end, &reg) || !sleb(&p, end, &s))
-				return false;
-			break;
-		case DW_CFA_expression:
-		case DW_CFA_val_expression:
-			if (!uleb(&p, end, &reg) || !uleb(&p, end, &v) || v > (uint64_t)(end - p))
-				return false;
-			p += v;
-			break;
-		default:
-			return false;
 		}
-		if (reg > UFRAMES_REG_MAX)
-			return false;
 	}
 	return true;
 }

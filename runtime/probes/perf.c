@@ -1321,10 +1321,12 @@ static int _hwtap_perf_group_command(struct hwtap_perf *table, int n, char *cmd)
 	return _hwtap_perf_group_line(table, n, leader, rest);
 }
 
+static int _hwtap_perf_enable_leader(struct hwtap_perf *p, struct hwtap_perf *table);
+
 /* A counter of a group: the events hwtap-run opened for it, in its slots, enabled. */
 static int _hwtap_perf_start_group(struct hwtap_perf *p, struct hwtap_perf *table)
 {
-	int f, rc;
+	int f, i, rc, self = p - table;
 
 	if (p->group_err) {
 		struct hwtap_perf *bad = &table[p->group_bad];
@@ -1382,21 +1384,54 @@ static int _hwtap_perf_start_group(struct hwtap_perf *p, struct hwtap_perf *tabl
 			per_cpu_ptr(p->events, event->cpu)->event = event;
 			spin_unlock(&_hwtap_perf_cpus_lock);
 		}
-		perf_event_enable(event);
+		/* a leader waits for its siblings (below) */
+		if (p->leader != self)
+			perf_event_enable(event);
 	}
 	mutex_unlock(&_hwtap_perf_lock);
-	/* a CPU's group is scheduled as its leader is enabled: pinned, it is on the PMU now,
-	 * or in error for good */
-	for (f = 0; f < p->nfiles && !p->target; f++) {
-		struct perf_event *event = p->files[f]->private_data;
+	for (i = self + 1; i < _hwtap_perf_n; i++)
+		if (table[i].group && table[i].leader == p->leader)
+			return 0;	/* the group's last counter enables its leader */
+	return _hwtap_perf_enable_leader(p, table);
+}
+
+/* The last counter P of a group started: its leader's events enabled, after the siblings',
+ * for perf schedules a group as its leader is enabled, and a sibling enabled later joins
+ * it only if it shares the leader's PMU context (from 6.7 on, cpu-clock has a PMU of its
+ * own: a software sibling enabled after a cpu-clock leader never counted, running 0).
+ * Pinned, a CPU's group is on the PMU now, or in error for good: then the whole group
+ * stops, each counter told why, P failed. */
+static int _hwtap_perf_enable_leader(struct hwtap_perf *p, struct hwtap_perf *table)
+{
+	struct hwtap_perf *leader = &table[p->leader];
+	int f, i;
+
+	if (leader != p && !leader->c.created)
+		return 0;	/* it was skipped or failed, and said so */
+	mutex_lock(&_hwtap_perf_lock);
+	for (f = 0; f < leader->nfiles; f++)
+		perf_event_enable(leader->files[f]->private_data);
+	mutex_unlock(&_hwtap_perf_lock);
+	for (f = 0; f < leader->nfiles && !leader->target; f++) {
+		struct perf_event *event = leader->files[f]->private_data;
 		int cpu = event->cpu;
 
 		if (!_hwtap_perf_pinned_lost(event))
 			continue;
-		_hwtap_perf_stop_cpus(p);
-		return _hwtap_perf_failed(p, -ENOSPC, "group %s: its events cannot all be on "
-					  "the PMU of CPU %d at once: %s", p->group, cpu,
-					  _hwtap_perf_reason(-ENOSPC));
+		for (i = p->leader; i <= p - table; i++) {
+			struct hwtap_perf *q = &table[i];
+
+			if (!q->group || q->leader != p->leader || !q->events)
+				continue;
+			_hwtap_perf_stop_cpus(q);
+			q->c.created = false;
+			scnprintf(q->c.why, sizeof(q->c.why), "group %s: its events cannot all "
+				  "be on the PMU of CPU %d at once: %s", p->group, cpu,
+				  _hwtap_perf_reason(-ENOSPC));
+		}
+		if (!p->c.optional)
+			_hwtap_script_error("%s (%s): %s", p->c.point, p->c.where, p->c.why);
+		return -ENOSPC;
 	}
 	return 0;
 }

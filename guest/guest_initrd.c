@@ -249,6 +249,10 @@ static const char init_head[] =
 	"mount -t debugfs debugfs /sys/kernel/debug\n"
 	"mount -t tracefs tracefs /sys/kernel/tracing\n"
 	"mount -t securityfs securityfs /sys/kernel/security 2>/dev/null\n"
+	/* as systemd at boot: a controller in the root's subtree_control, which is also what
+	 * gives cgroups made later the implicit ones (perf_event: .cgroup counters) */
+	"mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null &&\n"
+	"  echo +pids > /sys/fs/cgroup/cgroup.subtree_control\n"
 	"mkdir -p /dev/pts /dev/shm /tmp /root\n";
 
 /* The virtio-serial port named $1, once it exists: /dev/vportNpM. */

@@ -16,6 +16,8 @@ typedef struct ModInfo {
 	size_t nparams;
 	char **members;         /* hwtap_perf_member= values: its perf groups' counters */
 	size_t nmembers;
+	char **cgroups;         /* hwtap_perf_cgroup= values: "INDEX PATH", a counter's cgroup */
+	size_t ncgroups;
 } ModInfo;
 
 /* Allocation that ends hwtap-run with "error: out of memory" when it fails (modinfo.c). */

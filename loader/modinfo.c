@@ -66,6 +66,9 @@ static void take_entry(ModInfo *mi, const char *s)
 	} else if (!strncmp(s, "hwtap_perf_member=", 18)) {
 		mi->members = loader_realloc(mi->members, sizeof(*mi->members) * (mi->nmembers + 1));
 		mi->members[mi->nmembers++] = xstrndup(s + 18, strlen(s + 18));
+	} else if (!strncmp(s, "hwtap_perf_cgroup=", 18)) {
+		mi->cgroups = loader_realloc(mi->cgroups, sizeof(*mi->cgroups) * (mi->ncgroups + 1));
+		mi->cgroups[mi->ncgroups++] = xstrndup(s + 18, strlen(s + 18));
 	} else if (!strncmp(s, "parmtype=", 9)) {
 		const char *colon = strchr(s + 9, ':');
 		if (colon)
@@ -168,6 +171,9 @@ void modinfo_free(ModInfo *mi)
 	for (size_t i = 0; i < mi->nmembers; i++)
 		free(mi->members[i]);
 	free(mi->members);
+	for (size_t i = 0; i < mi->ncgroups; i++)
+		free(mi->cgroups[i]);
+	free(mi->cgroups);
 	memset(mi, 0, sizeof(*mi));
 }
 

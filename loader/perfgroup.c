@@ -14,7 +14,10 @@
  *
  * What to open comes from the module's .modinfo: an entry a counter of a group,
  * hwtap_perf_member=LEADER INDEX TYPE CONFIG CONFIG1 CONFIG2 EXCLUDE PRECISE FLAGS CPU
- * TARGET (translator/codegen/translate_probes.c).
+ * TARGET (translator/codegen/translate_probes.c), and hwtap_perf_cgroup=INDEX PATH for a
+ * counter of a cgroup (.cgroup("PATH"): a group of its own, or all of its group's): its
+ * events are opened on every online CPU in that cgroup, as perf stat -G opens them
+ * (PERF_FLAG_PID_CGROUP, the cgroup's directory in the cgroup v2 mount as the pid).
  */
 #define _GNU_SOURCE
 #include "loader.h"
@@ -45,6 +48,8 @@ typedef struct Member {
 	unsigned long long config, config1, config2;
 	unsigned exclude, precise, flags;
 	int cpu, target;
+	const char *cgroup;     /* its cgroup's path, or NULL */
+	int cgroup_fd;          /* that cgroup's directory, open while the group is */
 } Member;
 
 static int parse_member(const char *s, Member *m)
@@ -54,7 +59,75 @@ static int parse_member(const char *s, Member *m)
 		   &m->type, &m->config, &m->config1, &m->config2, &m->exclude, &m->precise,
 		   &m->flags, &m->cpu, &m->target, &end) != 11 || s[end])
 		return -1;
+	m->cgroup = NULL;
+	m->cgroup_fd = -1;
 	return 0;
+}
+
+/* The cgroup v2 hierarchy's mount (its root, "/", mounted), from /proc/self/mountinfo,
+ * open: a descriptor, or -1 with errno set (ENOENT: none is mounted). */
+static int cgroup2_mount(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[8192];
+	int fd = -1;
+	if (!f)
+		return -1;
+	errno = ENOENT;
+	while (fd < 0 && fgets(line, sizeof(line), f)) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - TYPE SOURCE SUPER */
+		char root[4096], point[4096], type[64];
+		const char *dash = strstr(line, " - ");
+		if (!dash || sscanf(line, "%*s %*s %*s %4095s %4095s", root, point) != 2 ||
+		    sscanf(dash + 3, "%63s", type) != 1 || strcmp(type, "cgroup2") ||
+		    strcmp(root, "/"))
+			continue;
+		/* the kernel writes ' ', '\t', '\n' and '\\' in a path as \ooo */
+		char *w = point;
+		for (const char *r = point; *r; w++)
+			if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+			    r[3] >= '0' && r[3] <= '7') {
+				*w = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 | (r[3] - '0'));
+				r += 4;
+			} else {
+				*w = *r++;
+			}
+		*w = '\0';
+		fd = open(point, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	fclose(f);
+	return fd;
+}
+
+/* The directory of cgroup PATH (from the hierarchy's root, as cgroup_path() gives it),
+ * open: a descriptor, or -1 with errno set. Each step is a plain name: no "." or "..",
+ * no symbolic link followed. */
+static int cgroup_dir(const char *path)
+{
+	int fd = cgroup2_mount();
+	char name[256];
+	for (const char *p = path; fd >= 0 && *p;) {
+		size_t len = strcspn(p, "/");
+		if (!len) {
+			p++;
+			continue;
+		}
+		if (len >= sizeof(name) || (len == 1 && p[0] == '.') ||
+		    (len == 2 && p[0] == '.' && p[1] == '.')) {
+			close(fd);
+			errno = len >= sizeof(name) ? ENAMETOOLONG : EINVAL;
+			return -1;
+		}
+		memcpy(name, p, len);
+		name[len] = '\0';
+		int next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int e = errno;
+		close(fd);
+		errno = e;
+		fd = next;
+		p += len;
+	}
+	return fd;
 }
 
 /* The CPUs online now, from /sys/devices/system/cpu/online ("0-3,5"): how many, in CPUS
@@ -150,7 +223,13 @@ static int open_event_as(const Member *m, bool lead, unsigned group_flags, uint6
 		.precise_ip = m->precise,
 		.sig_data = cookie + m->index,
 	};
-	return syscall(SYS_perf_event_open, &a, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	/* in a cgroup: the trial on this thread only asks what the PMU takes */
+	unsigned long flags = PERF_FLAG_FD_CLOEXEC;
+	if (m->cgroup_fd >= 0 && !trial) {
+		pid = m->cgroup_fd;
+		flags |= PERF_FLAG_PID_CGROUP;
+	}
+	return syscall(SYS_perf_event_open, &a, pid, cpu, group_fd, flags);
 }
 
 static int open_event(const Member *m, bool lead, unsigned group_flags, uint64_t cookie,
@@ -196,7 +275,7 @@ static int send_line(int ctl_fd, const char *line, const char *module, char **wh
 /* The group of members M[0..K) on each instance (a CPU, or a thread of TARGET), each sent
  * as it is opened (the descriptors closed then: a process of many threads needs no more
  * than K at once): 0, or -1 with a message in *WHY (the module refused a line). */
-static int open_group(const Member *m, int k, int ctl_fd, const char *module, pid_t target,
+static int open_group(Member *m, int k, int ctl_fd, const char *module, pid_t target,
 		      uint64_t cookie, char **why)
 {
 	enum { INSTANCES_MAX = 65536 };
@@ -208,7 +287,12 @@ static int open_group(const Member *m, int k, int ctl_fd, const char *module, pi
 		flags |= m[j].flags;
 	if (m[0].target && target <= 0)
 		return 0;       /* the module says it needs -c or -x */
-	if (m[0].target) {
+	int cgfd = m[0].cgroup ? cgroup_dir(m[0].cgroup) : -1;
+	for (int j = 0; j < k; j++)
+		m[j].cgroup_fd = cgfd;
+	if (m[0].cgroup && cgfd < 0) {
+		n = -1;
+	} else if (m[0].target) {
 		char path[64];
 		snprintf(path, sizeof(path), "/proc/%d/task", (int)target);
 		taskdir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -263,6 +347,8 @@ static int open_group(const Member *m, int k, int ctl_fd, const char *module, pi
 			if (rc) {
 				if (taskdir >= 0)
 					close(taskdir);
+				if (cgfd >= 0)
+					close(cgfd);
 				return rc;
 			}
 			opened++;
@@ -286,6 +372,8 @@ static int open_group(const Member *m, int k, int ctl_fd, const char *module, pi
 	}
 	if (taskdir >= 0)
 		close(taskdir);
+	if (cgfd >= 0)
+		close(cgfd);
 	if (!err && !opened) {
 		err = ESRCH;    /* every thread exited */
 		failed = m[0].index;
@@ -316,6 +404,20 @@ int perfgroups_open(const ModInfo *mi, int ctl_fd, pid_t target, char **why)
 			free(m);
 			return -1;
 		}
+	for (size_t c = 0; c < mi->ncgroups; c++) {
+		int index, at = 0;
+		const char *e = mi->cgroups[c];
+		if (sscanf(e, "%d %n", &index, &at) != 1 || !at || !e[at]) {
+			if (asprintf(why, "module %s: a malformed perf cgroup entry '%s'", mi->name,
+				     e) < 0)
+				*why = NULL;
+			free(m);
+			return -1;
+		}
+		for (size_t i = 0; i < mi->nmembers; i++)
+			if (m[i].index == index)
+				m[i].cgroup = e + at;
+	}
 	/* random, its top bit set: never 0, and the counters' indexes stay below it */
 	if (getrandom(&cookie, sizeof(cookie), 0) != sizeof(cookie))
 		cookie = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL);

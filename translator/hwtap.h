@@ -433,7 +433,9 @@ typedef struct PerfEvent {
 	bool target;                     /* .process: the target process and its children */
 	const char *process_path;        /* .process("PATH"): every task that executes it */
 	const char *group;               /* .group("NAME"): one perf event group with the
-					  * other counters of NAME, opened by hwtap-run */
+					  * other counters of NAME, opened by hwtap-run
+					  * ("@COUNTER": a .cgroup counter's own) */
+	const char *cgroup;              /* .cgroup("PATH"): only while its tasks run */
 } PerfEvent;
 
 /* PERF_EXCL_* and the perf_event_attr field each stands for; ends with {0, NULL}. */

@@ -997,17 +997,23 @@ static void globals_storage(Gen *g)
 	tr_line(g, "%s", "");
 }
 
-/* Whether a tapset file the script uses includes runtime/usyms.c (tapset/ucontext.stp):
- * then the module has the user symbol tables, and starts and stops their runtime. */
-static bool uses_usyms(Session *s)
+/* Whether a tapset file the script uses includes the runtime file FILE: runtime/usyms.c
+ * (tapset/ucontext.stp: then the module has the user symbol tables, and starts and stops
+ * their runtime), runtime/cgroups.c (tapset/cgroup.stp: its names' table). */
+static bool uses_runtime(Session *s, const char *file)
 {
 	for (int i = 0; i < s->tapsets.len; i++) {
 		Script *sc = s->tapsets.data[i];
 		for (int j = 0; j < sc->embeds.len && sc->used; j++)
-			if (strstr(((Token *)sc->embeds.data[j])->str, "runtime/usyms.c"))
+			if (strstr(((Token *)sc->embeds.data[j])->str, file))
 				return true;
 	}
 	return false;
+}
+
+static bool uses_usyms(Session *s)
+{
+	return uses_runtime(s, "runtime/usyms.c");
 }
 
 /* hwtap_start()'s step STEP ("kprobes"): its call, and where a failure goes: the undoing
@@ -1031,8 +1037,8 @@ static void session_hooks(Gen *g, Session *s)
 	int nproc = ptab_process_table(g, s), ntargets;
 	int ntask = ptab_task_tables(g, s, &ntargets);
 	int nkp = ptab_kprobe_table(g, s), ntp = ptab_tracepoint_table(g, s);
-	bool usyms = uses_usyms(s);
-	bool steps = nperf || nras || nproc || ntask || nkp || ntp || usyms;
+	bool usyms = uses_usyms(s), cgroups = uses_runtime(s, "runtime/cgroups.c");
+	bool steps = nperf || nras || nproc || ntask || nkp || ntp || usyms || cgroups;
 	/* each started step: its name, how it is undone, its name again (the top: where a
 	 * failure goes) */
 	Vec undos = {0};
@@ -1053,6 +1059,11 @@ static void session_hooks(Gen *g, Session *s)
 	if (usyms) {
 		tr_line(g, "\t/* before anything that runs handlers: their first addresses are named */");
 		start_step(g, &undos, "usyms", "_hwtap_usyms_start()", NULL);
+	}
+	if (cgroups) {
+		tr_line(g, "\t/* before anything that runs handlers: the cgroups alive are named */");
+		start_step(g, &undos, "cgroups", "_hwtap_cgroups_start()",
+			   "_hwtap_cgroups_stop();");
 	}
 	if (nras) {
 		tr_line(g, "\t/* watched before the begin probes: their records wait */");
@@ -1131,6 +1142,8 @@ static void session_hooks(Gen *g, Session *s)
 		tr_line(g, "\t_hwtap_perf_stop(hwtap_perfs, %d);", nperf);
 	if (uses_usyms(s))
 		tr_line(g, "\t_hwtap_usyms_stop();");
+	if (cgroups)
+		tr_line(g, "\t_hwtap_cgroups_stop();");
 	tr_line(g, "}");
 	tr_line(g, "%s", "");
 	tr_line(g, "static void hwtap_end(void)");
@@ -1249,7 +1262,7 @@ int translate(Session *s, const char *module_name, StrBuf *out)
 		if (ptab_is_timer(p))
 			ptab_timer(&g, p, i);
 		if (ptab_is_perf(p))
-			ptab_perf_handler(&g, i);
+			ptab_perf_handler(&g, p, i);
 		if (ptab_is_ras(p))
 			ptab_ras_callbacks(&g, p, i);
 		if (ptab_is_tracepoint(p))

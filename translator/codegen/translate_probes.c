@@ -178,12 +178,20 @@ bool ptab_translatable(Probe *p)
 	return false;
 }
 
-/* The overflow handler of perf probe index. */
-void ptab_perf_handler(Gen *g, int index)
+static bool in_perf_table(Probe *p, PerfEvent *ev);
+
+/* The overflow handler of perf probe P, index INDEX: for a .cgroup, only while a task of
+ * the cgroup runs. */
+void ptab_perf_handler(Gen *g, Probe *p, int index)
 {
+	PerfEvent ev;
 	tr_line(g, "static void perf_%d_fire(struct perf_event *event, "
 		"struct perf_sample_data *data, struct pt_regs *regs)", index);
 	tr_line(g, "{");
+	if (in_perf_table(p, &ev) && ev.cgroup) {
+		tr_line(g, "	if (!_hwtap_perf_in_cgroup(event))");
+		tr_line(g, "		return;");
+	}
 	tr_line(g, "	probe_%d(regs);", index);
 	tr_line(g, "}");
 	tr_line(g, "%s", "");
@@ -314,7 +322,8 @@ static int group_leader(Session *s, const PerfEvent *ev)
 /* What hwtap-run opens for the groups (loader/perfgroup.c): a .modinfo entry a counter,
  * "hwtap_perf_member=LEADER INDEX TYPE CONFIG CONFIG1 CONFIG2 EXCLUDE PRECISE FLAGS CPU
  * TARGET" (indexes in hwtap_perfs, EXCLUDE the PERF_EXCL_* bits, FLAGS 1 pinned, 2
- * exclusive, 4 optional; CPU -1 for every CPU; TARGET 1 for the target process). And
+ * exclusive, 4 optional; CPU -1 for every CPU; TARGET 1 for the target process), and
+ * for a counter of a cgroup "hwtap_perf_cgroup=INDEX PATH". And
  * hwtap_ctl_command(), which takes hwtap-run's "perf_group" lines (runtime/session.h). */
 static void perf_group_members(Gen *g, Session *s)
 {
@@ -332,6 +341,10 @@ static void perf_group_members(Gen *g, Session *s)
 				(unsigned long long)ev.config2, ev.exclude, ev.precise_ip,
 				(ev.pinned ? 1 : 0) | (ev.exclusive ? 2 : 0) |
 				(p->load_optional ? 4 : 0), ev.cpu, ev.target ? 1 : 0);
+			char *cg = ev.cgroup ? xformat("%d %s", n, ev.cgroup) : NULL;
+			if (cg)
+				tr_line(g, "MODULE_INFO(hwtap_perf_cgroup, %s);",
+					tr_c_string(cg, strlen(cg)));
 			any = true;
 		}
 		n++;
@@ -371,6 +384,8 @@ int ptab_perf_table(Gen *g, Session *s)
 		else
 			tr_line(g, "		.counter = %s,", tr_c_string(ev.counter,
 									    strlen(ev.counter)));
+		if (ev.cgroup)
+			tr_line(g, "		.cgroup = %s,", tr_c_string(ev.cgroup, strlen(ev.cgroup)));
 		if (ev.group) {
 			tr_line(g, "		.group = %s,", tr_c_string(ev.group, strlen(ev.group)));
 			tr_line(g, "		.leader = %d,", group_leader(s, &ev));

@@ -9,7 +9,11 @@
  * .process("PATH"), .counter("NAME") (a counting event read with @perf("NAME")),
  * .pinned (always on the PMU, never taking turns with other events), .group("NAME") (the
  * counters of one group are one perf event group: on the PMU together; hwtap-run opens
- * them, perf_check_groups() checks what a group's members must share).
+ * them, perf_check_groups() checks what a group's members must share), .cgroup("PATH")
+ * (only while tasks of that cgroup v2 cgroup, or one below it, run: a counter's events
+ * are opened by hwtap-run in the cgroup, as perf stat -G does, each one a group of its
+ * own unless it is in one; a sampling probe's samples are those taken while such a task
+ * runs).
  * perf_point_event() tells pass 3 which counter a point selects. perf.events names are
  * encoded by libpfm4 (pmu.c) when the point is checked, and listed by perf_list().
  */
@@ -44,6 +48,7 @@ static const PointShape perf_shapes[] = {
 	{"perf.type(number).config(number).counter(string)"},
 	{"perf.type(number).config(number).pinned"},
 	{"perf.type(number).config(number).group(string)"},
+	{"perf.type(number).config(number).cgroup(string)"},
 	{"perf.events(string)", .values_listed = true},
 	{"perf.cycles(number)"}, {"perf.cpu_cycles(number)"}, {"perf.instructions(number)"},
 	{"perf.cache_references(number)"}, {"perf.cache_misses(number)"},
@@ -80,11 +85,33 @@ static bool arg_is(Component *c, NodeKind kind)
 	return c->arg && c->arg->kind == kind;
 }
 
+/* A .cgroup path: in the cgroup v2 hierarchy, as cgroup_path() gives it ("/" its root,
+ * "/system.slice/cron.service"; the leading '/' may be left out), the way to it plain. */
+static void check_cgroup_path(Node *arg)
+{
+	const char *p = arg->str;
+	if (strlen(p) != arg->str_len || strchr(p, '\n'))
+		error_at(arg->tok, "a .cgroup path cannot hold a NUL or a newline");
+	else if (!strncmp(p, "/sys/fs/cgroup", 14) && (!p[14] || p[14] == '/'))
+		error_at(arg->tok, ".cgroup(\"%s\"): a cgroup path is from the cgroup v2 root, as "
+			 "cgroup_path() gives it (/sys/fs/cgroup%s is \"%s\")", p, p + 14,
+			 p[14] ? p + 14 : "/");
+	else
+		for (const char *c = p; *c; c += strcspn(c, "/"), c += *c == '/') {
+			size_t len = strcspn(c, "/");
+			if ((len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.')) {
+				error_at(arg->tok, ".cgroup(\"%s\"): a cgroup path is plain, without "
+					 "'.' or '..'", p);
+				break;
+			}
+		}
+}
+
 /* Checks the modifiers from comps[from]; reports what is wrong. */
 static void check_modifiers(ProbePoint *pp, int from)
 {
 	Component *seen_rate = NULL, *seen_process = NULL, *seen_counter = NULL;
-	Component *seen_pinned = NULL, *seen_group = NULL;
+	Component *seen_pinned = NULL, *seen_group = NULL, *seen_cgroup = NULL;
 	for (int i = from; i < pp->comps.len; i++) {
 		Component *c = pp->comps.data[i];
 		Component **slot = NULL;
@@ -110,10 +137,18 @@ static void check_modifiers(ProbePoint *pp, int from)
 		} else if (!strcmp(c->name, "group")) {
 			slot = &seen_group;
 			ok = arg_is(c, N_STR) && c->arg->str_len > 0;
+			if (ok && c->arg->str[0] == '@')
+				error_at(c->arg->tok, "a group's name cannot begin with '@' (hwtap "
+					 "names a .cgroup counter's own group so)");
+		} else if (!strcmp(c->name, "cgroup")) {
+			slot = &seen_cgroup;
+			ok = arg_is(c, N_STR) && c->arg->str_len > 0;
+			if (ok)
+				check_cgroup_path(c->arg);
 		} else {
 			error_at(c->tok, "unknown perf probe modifier '.%s': expected .sample(N), "
-				 ".hz(N), .process, .process(\"PATH\"), .counter(\"NAME\"), .pinned "
-				 "or .group(\"NAME\")", c->name);
+				 ".hz(N), .process, .process(\"PATH\"), .counter(\"NAME\"), .pinned, "
+				 ".group(\"NAME\") or .cgroup(\"PATH\")", c->name);
 			continue;
 		}
 		if (!ok)
@@ -121,6 +156,7 @@ static void check_modifiers(ProbePoint *pp, int from)
 				 c->name, !strcmp(c->name, "process") ? "none or a path string" :
 				 !strcmp(c->name, "counter") ? "a counter name string" :
 				 !strcmp(c->name, "group") ? "a group name string" :
+				 !strcmp(c->name, "cgroup") ? "a cgroup path string" :
 				 !strcmp(c->name, "pinned") ? "none" : "a number");
 		if (*slot)
 			error_at(c->tok, "perf probe modifier '.%s' conflicts with '.%s' before it",
@@ -134,6 +170,11 @@ static void check_modifiers(ProbePoint *pp, int from)
 		error_at(seen_group->tok, ".group(\"%s\") puts counters in a group: this probe "
 			 "samples; give it a .counter(\"NAME\") and read it with @perf",
 			 seen_group->arg ? seen_group->arg->str : "");
+	if (seen_cgroup && seen_process)
+		error_at(seen_cgroup->tok, ".cgroup(\"%s\") counts on every CPU while the "
+			 "cgroup's tasks run; .%s counts %s: choose one", seen_cgroup->arg->str,
+			 seen_process->name, seen_process->arg ? "the processes that execute a "
+			 "program" : "the target process");
 	if (seen_group && seen_process && seen_process->arg)
 		error_at(seen_group->tok, "a .process(\"PATH\") counter cannot be in a group: "
 			 "hwtap-run opens a group's events when the session starts, and the "
@@ -171,6 +212,7 @@ static const PointShape *perf_match(const ProbeFamily *f, ProbePoint *pp, Sessio
 		return NULL;
 	Component *c1 = pp->comps.data[1];
 	int from;
+	bool encoded = true;
 	if (!strcmp(c1->name, "type")) {
 		Component *c2 = pp->comps.len > 2 ? pp->comps.data[2] : NULL;
 		if (!arg_is(c1, N_NUM) || !c2 || strcmp(c2->name, "config") || !arg_is(c2, N_NUM))
@@ -185,6 +227,7 @@ static const PointShape *perf_match(const ProbeFamily *f, ProbePoint *pp, Sessio
 		PerfEvent ev;
 		const char *why = c1->arg->str_len ? pmu_encode(c1->arg->str, &ev) :
 				  "perf.events() needs an event name";
+		encoded = !why;
 		if (why)
 			error_at(c1->arg->tok, "%s", why);
 		else if (ev.period_in_name)
@@ -202,6 +245,12 @@ static const PointShape *perf_match(const ProbeFamily *f, ProbePoint *pp, Sessio
 		return NULL;
 	}
 	check_modifiers(pp, from);
+	PerfEvent ev;
+	if (encoded && !perf_point_event(pp, &ev) && ev.cgroup && ev.type == 1 &&
+	    ev.config == 1)
+		error_at(c1->tok, "task-clock is a task's own time and cannot be counted per "
+			 "cgroup: count perf.sw.cpu_clock in cgroup %s (perf stat -G's cpu-clock)",
+			 ev.cgroup);
 	return &f->shapes[0];
 }
 
@@ -262,12 +311,17 @@ const char *perf_point_event(ProbePoint *pp, PerfEvent *ev)
 			ev->pinned = true;
 		} else if (!strcmp(c->name, "group")) {
 			ev->group = c->arg->str;
+		} else if (!strcmp(c->name, "cgroup")) {
+			ev->cgroup = c->arg->str;
 		} else if (!c->arg) {
 			ev->target = true;      /* .process */
 		} else {
 			ev->process_path = c->arg->str;
 		}
 	}
+	/* a cgroup counter's events are hwtap-run's, as a group's: one of its own */
+	if (ev->cgroup && ev->counter && !ev->group)
+		ev->group = xformat("@%s", ev->counter);
 	return NULL;
 }
 
@@ -308,8 +362,10 @@ char *perf_attr_string(const PerfEvent *ev)
 		sb_puts(&sb, " inherit (the target process)");
 	if (ev->process_path)
 		sb_printf(&sb, " inherit (each process that executes %s)", ev->process_path);
-	if (ev->group)
+	if (ev->group && ev->group[0] != '@')
 		sb_printf(&sb, " group \"%s\"", ev->group);
+	if (ev->cgroup)
+		sb_printf(&sb, " cgroup %s", ev->cgroup);
 	return sb.buf;
 }
 
@@ -347,7 +403,11 @@ void perf_check_groups(Session *s)
 				perf_point_event(q->points.data[0], &ev) || !ev.group ||
 				strcmp(ev.group, lead.group);
 		}
-		if (p->unless.len || others_give_way_to(s, p))
+		if ((p->unless.len || others_give_way_to(s, p)) && lead.group[0] == '@')
+			error_at(at, "counter \"%s\" of cgroup %s cannot take part in a '!' "
+				 "choice: hwtap-run opens its events as it loads the module",
+				 lead.counter, lead.cgroup);
+		else if (p->unless.len || others_give_way_to(s, p))
 			error_at(at, "counter \"%s\" of group \"%s\" cannot take part in a '!' "
 				 "choice: a group is opened whole or not at all", lead.counter,
 				 lead.group);
@@ -363,6 +423,12 @@ void perf_check_groups(Session *s)
 			if (++members == GROUP_MAX + 1)
 				error_at(qat, "group \"%s\" has more than %d counters", lead.group,
 					 GROUP_MAX);
+			if (strcmp(ev.cgroup ? ev.cgroup : "", lead.cgroup ? lead.cgroup : ""))
+				error_at(qat, "counter \"%s\" counts %s, but group \"%s\"'s first "
+					 "counter, \"%s\", counts %s: a group's counters count the same",
+					 ev.counter, ev.cgroup ? xformat("in cgroup %s", ev.cgroup) :
+					 "whatever runs", lead.group, lead.counter, lead.cgroup ?
+					 xformat("in cgroup %s", lead.cgroup) : "whatever runs");
 			if (ev.target != lead.target || ev.cpu != lead.cpu)
 				error_at(qat, "counter \"%s\" counts %s, but group \"%s\"'s first "
 					 "counter, \"%s\", counts %s: a group's counters count the same",

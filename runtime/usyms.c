@@ -91,6 +91,11 @@ static atomic_t _hwtap_umaps_refused_mms, _hwtap_umaps_refused_maps;
 static struct tracepoint *_hwtap_umaps_tp_fork, *_hwtap_umaps_tp_exec, *_hwtap_umaps_tp_exit;
 static bool _hwtap_umaps_kprobed;
 
+/* the vDSO's table (uvdso.c): module HWTAP_UMODS + HWTAP_UDYN_FILES, past udyn.c's */
+static struct hwtap_umod _hwtap_uvdso;
+static int _hwtap_uvdso_start(void);
+static void _hwtap_uvdso_stop(void);
+
 #include "udyn.c"
 
 /* The module of the file VMA maps, or -1: one the translator built in, or one hwtap-run
@@ -429,6 +434,7 @@ static void _hwtap_usyms_stop(void)
 	hash_init(_hwtap_umaps_by_owner);
 	kvfree(_hwtap_umaps_pool);
 	_hwtap_umaps_pool = NULL;
+	_hwtap_uvdso_stop();
 	_hwtap_usyms_release();
 	if (mms)
 		_hwtap_warn("user symbols: %d address spaces went unnamed, the table of %d was "
@@ -512,6 +518,7 @@ static int _hwtap_usyms_start(void)
 		_hwtap_usyms_release();
 		return rc;
 	}
+	_hwtap_uvdso_start();
 	_hwtap_umaps_scan();
 	_hwtap_udyn_settle_start();
 	return 0;
@@ -529,6 +536,8 @@ struct hwtap_uwhere {
 	unsigned long lo, hi;
 	u64 bias;
 };
+
+#include "uvdso.c"
 
 static bool _hwtap_umap_find(const struct mm_struct *mm, unsigned long addr,
 			     struct hwtap_uwhere *w)
@@ -563,7 +572,9 @@ static bool _hwtap_umap_find(const struct mm_struct *mm, unsigned long addr,
 		break;
 	}
 	rcu_read_unlock();
-	if (!settled || !(mod = _hwtap_umod(m.mod)))
+	if (!settled || m.mod < 0)
+		return _hwtap_uvdso_find(mm, addr, w);
+	if (!(mod = _hwtap_umod(m.mod)))
 		return false;
 	w->mod = m.mod;
 	w->start = m.start;

@@ -9,8 +9,9 @@
  * Every 64-bit process maps the same image, which the kernel made: the start copies it
  * from its own task's mapping (process context; hwtap-run, which starts a session, is a
  * 64-bit process) and reads the image's dynamic symbols, once, with bounds on everything
- * all the same. A lookup, in any context, reads where the task's mm maps its vDSO
- * (mm->context.vdso) and only names it when that mm maps this image: a 32-bit or x32
+ * all the same. A lookup, in any context, of an address of the current task (another
+ * task's mm may be freed meanwhile: nothing here holds it) reads where its mm maps its
+ * vDSO (mm->context.vdso) and only names it when that mm maps this image: a 32-bit or x32
  * process maps another (x86: mm->context.vdso_image; arm64: an AArch32 mm), unnamed.
  * Backtraces through it follow frame pointers (the kernel builds the vDSO with them): it
  * has no unwind rows here.
@@ -56,8 +57,10 @@ static bool _hwtap_uvdso_find(const struct mm_struct *mm, unsigned long addr,
 	unsigned long base;
 	int i;
 
-	if (!READ_ONCE(_hwtap_uvdso.nsyms) || !(base = _hwtap_uvdso_base(mm)) ||
-	    addr < base || addr - base >= _hwtap_uvdso_size)
+	/* current's mm only: another task's may be freed as it exits (nothing here holds
+	 * it), current's cannot while current runs this */
+	if (!READ_ONCE(_hwtap_uvdso.nsyms) || mm != current->mm ||
+	    !(base = _hwtap_uvdso_base(mm)) || addr < base || addr - base >= _hwtap_uvdso_size)
 		return false;
 	w->mod = HWTAP_UVDSO_MOD;
 	w->start = base;

@@ -16,9 +16,12 @@
  * how a thread's inherited copy is known in place). Before the start it writes a ctl line
  * an instance, "perf_group LEADER FD,FD,...", and the module takes the files (fget, in the
  * writer's context); hwtap-run closes its descriptors, and the events live as long as the
- * module holds the files. The start enables them (the leader first: members enabled
- * while it is off would seem to take turns), the stop reads them like the others and puts
- * the files. A CPU that goes offline takes the group's events off it for good (the perf
+ * module holds the files. The start enables them, each group's leader last (the group is
+ * scheduled as its leader is enabled, and a sibling enabled later joins it only if it
+ * shares the leader's PMU context: _hwtap_perf_enable_leader()), the stop reads them like
+ * the others and puts the files. A .cgroup counter's events are opened the same way, in
+ * its cgroup (perf_event_open's cgroup mode), each counter a group of its own unless it is
+ * in one: the module checks each event's cgroup. A CPU that goes offline takes the group's events off it for good (the perf
  * core detaches them); one that comes online gets none: said at the stop. */
 #define HWTAP_PERF_GROUP_MAX 32		/* counters in a group (the translator's bound) */
 

@@ -73,7 +73,7 @@ bool ptab_body_runs(Probe *p);             /* not for never, nor for a counting 
 void ptab_timer(Gen *g, Probe *p, int index);            /* timer_INDEX and its callback */
 void ptab_timers_start(Gen *g, Session *s);              /* hwtap_start()'s lines */
 void ptab_timers_stop(Gen *g, Session *s);               /* hwtap_stop()'s lines */
-void ptab_perf_handler(Gen *g, Probe *p, int index);               /* perf_INDEX_fire */
+void ptab_perf_handler(Gen *g, Probe *p, int index);     /* perf_INDEX_fire */
 void ptab_ras_callbacks(Gen *g, Probe *p, int index);    /* ras_INDEX_tp and ras_INDEX_run */
 int ptab_perf_count(Session *s);
 int ptab_perf_counter_index(Session *s, const char *name);   /* @perf("NAME")'s counter */

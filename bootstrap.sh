@@ -58,6 +58,7 @@ packages=(
 	xz-utils                        # the guest runner extracts vmlinux from vmlinuz with it
 	time                            # bench/front.sh counts page faults with GNU time's %R
 	openssl                         # hwtap-keygen's key pair for signed modules (fleet.exp)
+	linux-perf                      # stacks.exp: perf record --call-graph dwarf, the oracle for user stacks
 	# the arm64 guest (-a arm64): QEMU, the cross compiler for modules and hwtap-run
 	qemu-system-arm gcc-aarch64-linux-gnu libelf-dev:arm64 zlib1g-dev:arm64
 	libdw-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64 libiberty-dev:arm64

@@ -340,6 +340,7 @@ struct Script {
 	VEC(Token *) embeds;             /* top-level %{ %} */
 	bool is_tapset;
 	bool used;                       /* sema pulled something from it */
+	bool probes_derived;             /* a used tapset file's own probes joined the script's */
 	int order;                       /* a tapset file's place in the library, from 1 */
 };
 

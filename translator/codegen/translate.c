@@ -889,7 +889,7 @@ static void probe_handler(Gen *g, Probe *p, int index, StrBuf *frames)
 	g->indent++;
 	tr_line(g, "struct hwtap_context *c = *this_cpu_ptr(hwtap_contexts);");
 	tr_line(g, "struct probe_%d_locals *l;", index);
-	const char *f = p->family->name;
+	const char *f = ptab_family(p);
 	const char *kind = !strcmp(f, "end") || !strcmp(f, "error") ? "HWTAP_PROBE_FINAL" :
 			   !strcmp(f, "begin") ? "HWTAP_PROBE_BEGIN" : "HWTAP_PROBE_EVENT";
 	tr_line(g, "if (!_hwtap_enter(&c->base, %s, regs, %s))", tr_c_string(pp, strlen(pp)),

@@ -74,6 +74,7 @@ void ptab_timer(Gen *g, Probe *p, int index);            /* timer_INDEX and its 
 void ptab_timers_start(Gen *g, Session *s);              /* hwtap_start()'s lines */
 void ptab_timers_stop(Gen *g, Session *s);               /* hwtap_stop()'s lines */
 void ptab_perf_handler(Gen *g, Probe *p, int index);     /* perf_INDEX_fire */
+const char *ptab_family(Probe *p);                       /* init's probes are "begin" */
 void ptab_ras_callbacks(Gen *g, Probe *p, int index);    /* ras_INDEX_tp and ras_INDEX_run */
 int ptab_perf_count(Session *s);
 int ptab_perf_counter_index(Session *s, const char *name);   /* @perf("NAME")'s counter */

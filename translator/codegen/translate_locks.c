@@ -187,7 +187,7 @@ const char *lock_how(Global *gl, LockMode m)
 /* Whether p runs while other handlers may: all but begin, end and error (and never). */
 static bool runs_alongside(Probe *p)
 {
-	const char *f = p->family->name;
+	const char *f = ptab_family(p);
 	return strcmp(f, "begin") && strcmp(f, "end") && strcmp(f, "error") && strcmp(f, "never");
 }
 

@@ -23,9 +23,10 @@ static int by_priority(const void *a, const void *b)
 	return x->index - y->index;
 }
 
-static const char *family_of(Probe *p)
+/* P's family as pass 3 makes it: init's probes are begin probes that run first. */
+const char *ptab_family(Probe *p)
 {
-	return p->family->name;
+	return strcmp(p->family->name, "init") ? p->family->name : "begin";
 }
 
 static Component *comp(Probe *p, int i)
@@ -102,12 +103,12 @@ void ptab_timers_stop(Gen *g, Session *s)
 
 bool ptab_is_timer(Probe *p)
 {
-	return !strcmp(family_of(p), "timer") && comp(p, 1)->arg;
+	return !strcmp(ptab_family(p), "timer") && comp(p, 1)->arg;
 }
 
 bool ptab_is_perf(Probe *p)
 {
-	return !strcmp(family_of(p), "perf");
+	return !strcmp(ptab_family(p), "perf");
 }
 
 bool ptab_is_ras(Probe *p)
@@ -159,7 +160,7 @@ int ptab_count(Session *s, bool (*is)(Probe *p))
 /* What pass 3 has no code for yet: reported once per probe. */
 bool ptab_translatable(Probe *p)
 {
-	const char *f = family_of(p);
+	const char *f = ptab_family(p);
 	ProbePoint *pp = p->points.data[0];
 	PerfEvent ev;
 	const char *why = ptab_is_perf(p) ? perf_point_event(pp, &ev) : NULL;
@@ -208,7 +209,7 @@ static bool in_perf_table(Probe *p, PerfEvent *ev)
 bool ptab_body_runs(Probe *p)
 {
 	PerfEvent ev;
-	return strcmp(family_of(p), "never") && !(in_perf_table(p, &ev) && ev.counter);
+	return strcmp(ptab_family(p), "never") && !(in_perf_table(p, &ev) && ev.counter);
 }
 
 int ptab_perf_count(Session *s)
@@ -524,13 +525,15 @@ void ptab_run_in_order(Gen *g, Session *s, const char *family)
 	Vec list = {0};
 	for (int i = 0; i < s->probes.len; i++) {
 		Probe *p = s->probes.data[i];
-		if (strcmp(family_of(p), family))
+		if (strcmp(ptab_family(p), family))
 			continue;
 		Ordered *o = xalloc(sizeof(*o));
 		o->p = p;
 		o->index = i;
 		Component *c0 = comp(p, 0);
-		o->priority = c0->arg ? (int64_t)c0->arg->num : 0;
+		/* init: before every begin probe (SystemTap runs it as the module starts) */
+		o->priority = !strcmp(c0->name, "init") ? INT64_MIN :
+			      c0->arg ? (int64_t)c0->arg->num : 0;
 		vec_push(&list, o);
 	}
 	Ordered *arr = xalloc(sizeof(Ordered) * (list.len + 1));

@@ -16,11 +16,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern const ProbeFamily begin_family, end_family, error_family, never_family;
+extern const ProbeFamily begin_family, end_family, error_family, never_family, init_family;
 extern const ProbeFamily timer_family, perf_family, ras_family, trace_family;
 
 const ProbeFamily *const probe_families[] = {
-	&begin_family, &end_family, &error_family, &never_family,
+	&begin_family, &end_family, &error_family, &never_family, &init_family,
 	&timer_family, &perf_family, &ras_family, &trace_family, &tracepoint_family,
 	&process_family,
 	&process_task_family, &kprobe_family, &kernel_family, &module_family, NULL,

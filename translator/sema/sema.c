@@ -1183,6 +1183,22 @@ static void walk_function(Ctx *c, Function *f)
 	sema_walk_stmt(c, f->body);
 }
 
+/* A tapset file's own probes (argv.stp's probe init) join the script's once the script uses
+ * something of the file, as SystemTap takes them: how many joined. */
+static int derive_tapset_probes(Ctx *c)
+{
+	int n = 0;
+	for (int i = 0; i < c->s->tapsets.len; i++) {
+		Script *sc = c->s->tapsets.data[i];
+		if (!sc->used || sc->probes_derived)
+			continue;
+		sc->probes_derived = true;
+		for (int j = 0; j < sc->probes.len; j++, n++)
+			derive_probes(c->s, &c->counters, sc->probes.data[j]);
+	}
+	return n;
+}
+
 static void round_all(Ctx *c)
 {
 	for (int i = 0; i < c->s->probes.len; i++)
@@ -1275,6 +1291,7 @@ int elaborate(Session *s)
 		round_all(&c);
 		if (diag_errors > errors)    /* name errors: types would only add noise */
 			return diag_errors;
+		c.changes += derive_tapset_probes(&c);
 		if (!c.changes)
 			break;
 	}

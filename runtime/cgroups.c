@@ -51,7 +51,7 @@ static atomic64_t _hwtap_cgroup_pending[HWTAP_CGROUP_PENDING];
 static DEFINE_MUTEX(_hwtap_cgroup_lock);	/* the writers: the start and the work */
 static bool _hwtap_cgroup_live;			/* the work may be queued */
 static atomic_t _hwtap_cgroup_unnamed;		/* lookups that gave "" */
-static atomic_t _hwtap_cgroup_full;		/* cgroups the table had no room for */
+static atomic_t _hwtap_cgroup_full;		/* names the table had no room for */
 static void _hwtap_cgroup_resolve(struct work_struct *work);
 static DECLARE_WORK(_hwtap_cgroup_work, _hwtap_cgroup_resolve);
 
@@ -190,8 +190,8 @@ static void _hwtap_cgroups_stop(void)
 	irq_work_sync(&_hwtap_cgroup_irq_work);
 	cancel_work_sync(&_hwtap_cgroup_work);
 	if (full)
-		_hwtap_warn("cgroup_path(): %d cgroups went unnamed, the table of %d was full "
-			    "(-D HWTAP_CGROUP_MAX=N, a power of two)", full, HWTAP_CGROUP_MAX);
+		_hwtap_warn("cgroup_path(): %d times a cgroup was not named, the table of %d was "
+			    "full (-D HWTAP_CGROUP_MAX=N, a power of two)", full, HWTAP_CGROUP_MAX);
 	if (unnamed)
 		_hwtap_note("cgroup_path(): %d calls gave \"\": their cgroups were made after the "
 			    "start, and not yet named (a work item names each soon after)",

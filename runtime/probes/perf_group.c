@@ -21,8 +21,9 @@
  * shares the leader's PMU context: _hwtap_perf_enable_leader()), the stop reads them like
  * the others and puts the files. A .cgroup counter's events are opened the same way, in
  * its cgroup (perf_event_open's cgroup mode), each counter a group of its own unless it is
- * in one: the module checks each event's cgroup. A CPU that goes offline takes the group's events off it for good (the perf
- * core detaches them); one that comes online gets none: said at the stop. */
+ * in one: the module checks each event's cgroup. A CPU that goes offline takes the group's
+ * events off it for good (the perf core detaches them); one that comes online gets none:
+ * said at the stop. */
 #define HWTAP_PERF_GROUP_MAX 32		/* counters in a group (the translator's bound) */
 
 /* FILE's perf event, or NULL: a file perf_event_open() made ("[perf_event]", an anonymous

@@ -130,7 +130,7 @@ static const struct hwtap_umod *_hwtap_umod(int mod)
 
 	if (mod >= 0 && mod < HWTAP_UMODS)
 		return &hwtap_umods[mod];
-	if (mod == HWTAP_UMODS + HWTAP_UDYN_FILES)	/* the vDSO's (uvdso.c) */
+	if (mod == HWTAP_UVDSO_MOD)			/* the vDSO's (uvdso.c) */
 		return READ_ONCE(_hwtap_uvdso.nsyms) ? &_hwtap_uvdso : NULL;
 	mod -= HWTAP_UMODS;
 	if (mod < 0 || mod >= HWTAP_UDYN_FILES || !READ_ONCE(_hwtap_udyn))

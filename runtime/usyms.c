@@ -91,7 +91,8 @@ static atomic_t _hwtap_umaps_refused_mms, _hwtap_umaps_refused_maps;
 static struct tracepoint *_hwtap_umaps_tp_fork, *_hwtap_umaps_tp_exec, *_hwtap_umaps_tp_exit;
 static bool _hwtap_umaps_kprobed;
 
-/* the vDSO's table (uvdso.c): module HWTAP_UMODS + HWTAP_UDYN_FILES, past udyn.c's */
+/* the vDSO's table (uvdso.c), the module past udyn.c's slots */
+#define HWTAP_UVDSO_MOD (HWTAP_UMODS + HWTAP_UDYN_FILES)
 static struct hwtap_umod _hwtap_uvdso;
 static int _hwtap_uvdso_start(void);
 static void _hwtap_uvdso_stop(void);

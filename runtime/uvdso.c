@@ -26,7 +26,6 @@
 #define HWTAP_UVDSO_MAX (64 << 10)	/* the image's bytes, at most */
 #define HWTAP_UVDSO_SYMS 256		/* its symbols, at most */
 #define HWTAP_UVDSO_NAMES 8192		/* their names' bytes, at most */
-#define HWTAP_UVDSO_MOD (HWTAP_UMODS + HWTAP_UDYN_FILES)	/* its module index */
 
 static struct hwtap_umod _hwtap_uvdso;		/* nsyms 0: not read */
 static unsigned long _hwtap_uvdso_size;		/* its mapping's bytes */

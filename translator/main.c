@@ -100,18 +100,18 @@ static const char usage_text[] =
 	"      --version     print the version and exit\n"
 	"      --help        print this help and exit\n"
 	"\n"
-	"Pass 3 translates begin, end, error, timer, perf probes (perf.events with\n"
-	"libpfm4's names too; sampling, or counting with .counter and @perf; system-wide or\n"
-	".process, .process(\"PATH\")), ras probes (ras.mce, ras.memory_failure and the\n"
-	"kernel's other RAS tracepoints; stap's kernel.trace(\"mce:mce_record\") spelling\n"
-	"too), process probes (process(\"PATH\").function(\"NAME\"), .return,\n"
-	".statement, with DWARF's variables; process(\"PATH\").begin, .end, .thread.begin,\n"
-	".thread.end) and kernel probes (kernel.function(\"GLOB\"),\n"
-	"module(\"M\").function(\"GLOB\") and every tracepoint as kernel.trace(\"SYS:NAME\"),\n"
-	"with BTF's types; with the kernel's DWARF, kernel.function(\"NAME@FILE\"), .inline,\n"
-	"kernel.statement(\"NAME@FILE:LINE\"); kprobe.function(\"NAME\")) with variables,\n"
-	"arrays, statistics, histograms, functions, try/catch, regular expressions and\n"
-	"printing.\n";
+	"Pass 3 translates begin, init, end, error, timer, perf probes (perf.events with\n"
+	"libpfm4's names too; sampling, or counting with .counter and @perf; system-wide,\n"
+	".process, .process(\"PATH\") or a cgroup's, .cgroup(\"PATH\")), ras probes\n"
+	"(ras.mce, ras.memory_failure and the kernel's other RAS tracepoints; stap's\n"
+	"kernel.trace(\"mce:mce_record\") spelling too), process probes\n"
+	"(process(\"PATH\").function(\"NAME\"), .return, .statement, with DWARF's variables;\n"
+	"process(\"PATH\").begin, .end, .thread.begin, .thread.end) and kernel probes\n"
+	"(kernel.function(\"GLOB\"), module(\"M\").function(\"GLOB\") and every tracepoint\n"
+	"as kernel.trace(\"SYS:NAME\"), with BTF's types; with the kernel's DWARF,\n"
+	"kernel.function(\"NAME@FILE\"), .inline, kernel.statement(\"NAME@FILE:LINE\");\n"
+	"kprobe.function(\"NAME\")) with variables, arrays, statistics, histograms,\n"
+	"functions, try/catch, regular expressions and printing.\n";
 
 __attribute__((noreturn, format(printf, 1, 2)))
 static void usage_error(const char *fmt, ...)

@@ -207,6 +207,30 @@ int usyms_timeout_ms(const USymsServer *s);
 /* Kills a reader still running and forgets what waits; never waits for a reader long. */
 void usyms_finish(USymsServer *s);
 
+/* The confinement of a reader, in the child: root, every file but FD (as 0), OUT (as 1)
+ * and DEBUG (as 2, where >= 0) and every limit given up, a seccomp filter that allows
+ * reading, writing, memory and exiting only. 0, or -1. */
+int usyms_confine(int fd, int out, int debug);
+
+/* ---- ujit.c: a JIT's perf map for the anonymous code a process runs (runtime/ujit.c) --- */
+
+typedef struct {
+	unsigned long long id;
+	int pid, nspid;                 /* the process, and its pid in its own namespace */
+	unsigned uid;                   /* the owner its map must have */
+	unsigned long long start_ns;    /* its start, ns since boot */
+	unsigned long long size, mtime; /* of the map the last answer read (0 0: none) */
+} UJitRequest;
+
+/* The request "J ID PID NSPID UID START SIZE MTIME" at S into R: whether it is one. */
+bool ujit_parse(const char *s, UJitRequest *r);
+/* The reader of R's map, in the child (usyms.c's reader): answers into OUT, never
+ * returns. Exits 0 with an answer written, READER_FUSE (2) for a map on FUSE, 1 when it
+ * failed, or a status ujit_why() says why the map was refused by. */
+_Noreturn void ujit_reader(const UJitRequest *r, int out);
+/* Why a reader that exited with STATUS refused the map (a static text), or NULL. */
+const char *ujit_why(int status);
+
 /* ---- rasdb.c: --ras-db, the RAS history in rasdaemon's SQLite database ------------------ */
 
 /* Opens (creates) PATH with rasdaemon's tables: 0, or -1 with a message (malloc'ed, without

@@ -82,6 +82,9 @@ typedef struct {
 	unsigned long long ino;
 	int frames;                     /* the module wants the file's unwind rows */
 	const char *path;
+	bool jit;                       /* a perf map's request instead (ujit.c): */
+	UJitRequest j;
+	char label[64];                 /* its path for messages, "/tmp/perf-N.map" */
 } Request;
 
 /* Whether FD is the regular file R names. */
@@ -198,9 +201,7 @@ static int reader_seccomp(void)
 #endif
 }
 
-/* Root, every other file and every limit given up; 0, or -1. The files kept are 0 (FD),
- * 1 (OUT) and, where DEBUG >= 0, 2 (DEBUG). */
-static int reader_confine(int fd, int out, int debug)
+int usyms_confine(int fd, int out, int debug)
 {
 	fd = fcntl(fd, F_DUPFD, 3);     /* none may be 0, 1 or 2 already */
 	out = fcntl(out, F_DUPFD, 3);
@@ -303,7 +304,7 @@ static bool peek_debug_ref(int fd, UDebugRef *ref)
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(p[0]);
-		if (reader_confine(fd, p[1], -1))
+		if (usyms_confine(fd, p[1], -1))
 			_exit(READER_FAILED);
 		UDebugRef got;
 		Elf *elf = elf_begin(0, ELF_C_READ, NULL);
@@ -375,6 +376,8 @@ static void reader(const Request *r, int out)
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (r->jit)
+		ujit_reader(&r->j, out);
 	int fuse = on_fuse(r);
 	if (fuse > 0)
 		_exit(READER_FUSE);
@@ -386,7 +389,7 @@ static void reader(const Request *r, int out)
 		_exit(write_answer(out, r, HWTAP_USYMS_GONE, NULL, NULL) ? READER_FAILED : 0);
 	UDebugRef ref;
 	int dfd = peek_debug_ref(fd, &ref) ? open_debug_file(r, &ref) : -1;
-	if (reader_confine(fd, out, dfd))
+	if (usyms_confine(fd, out, dfd))
 		_exit(READER_FAILED);
 	uint64_t status = HWTAP_USYMS_NONE;
 	USymTab t = {0};
@@ -410,11 +413,22 @@ static void reader(const Request *r, int out)
 
 /* ---- the relay's side ----------------------------------------------------------------- */
 
-/* One request, "ID PID START END MAJOR MINOR INODE FRAMES PATH", into R: whether it
- * parses. */
+/* One request, "ID PID START END MAJOR MINOR INODE FRAMES PATH" or a perf map's ("J
+ * ..."), into R: whether it parses. */
 static bool parse(char *s, Request *r)
 {
 	int used = 0;
+	memset(r, 0, sizeof(*r));
+	if (s[0] == 'J') {
+		if (!ujit_parse(s, &r->j))
+			return false;
+		r->jit = true;
+		r->id = r->j.id;
+		r->pid = r->j.pid;
+		snprintf(r->label, sizeof(r->label), "/tmp/perf-%d.map", r->j.nspid);
+		r->path = r->label;     /* (R is not copied: parse() fills each one) */
+		return true;
+	}
 	if (sscanf(s, "%llu %d %lx %lx %u %u %llu %d %n", &r->id, &r->pid, &r->start, &r->end,
 		   &r->major, &r->minor, &r->ino, &r->frames, &used) != 8 || !used)
 		return false;
@@ -524,7 +538,11 @@ static int finish_reader(int ufd, USymsServer *s, int status)
 		rc = pass_answer(ufd, s, &r);
 	} else {
 		char why[96];
-		if (WIFEXITED(status) && WEXITSTATUS(status) == READER_FUSE)
+		const char *refused = r.jit && WIFEXITED(status) ? ujit_why(WEXITSTATUS(status)) :
+				      NULL;
+		if (refused)
+			snprintf(why, sizeof(why), "%s", refused);
+		else if (WIFEXITED(status) && WEXITSTATUS(status) == READER_FUSE)
 			snprintf(why, sizeof(why), "not read: it is on a FUSE file system");
 		else if (WIFSIGNALED(status))
 			snprintf(why, sizeof(why), "not read: its reader was killed (%s)",

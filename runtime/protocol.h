@@ -68,6 +68,22 @@
  *                                it refuses (-EINVAL) leaves that file unnamed; one
  *                                without the magic, or for no request read, changes
  *                                nothing (-EINVAL, -ENOENT).
+ *                                A process that runs anonymous code (a JIT) gets its
+ *                                names from its perf map (runtime/ujit.c, loader/ujit.c):
+ *                                those requests are "J ID PID NSPID UID START SIZE
+ *                                MTIME\0" (decimal: ID at least HWTAP_USYMS_JIT_ID; NSPID
+ *                                the process's pid in its own namespace, whose
+ *                                /tmp/perf-NSPID.map it is, under its root; UID the
+ *                                owner the file must have; START the process's start,
+ *                                ns since boot, as /proc/PID/stat's starttime counts it;
+ *                                SIZE and MTIME, ns since the epoch, those of the file
+ *                                the last answer read, 0 0 before one). Their answers
+ *                                have the same header with MTIME in NSEGS' place and the
+ *                                file's SIZE in NFRAMES', no segments and no rows: the
+ *                                symbols' addresses are the process's own, each with its
+ *                                size. STATUS _OK: the whole table, the old one replaced;
+ *                                _NONE: no map the process may be named by; _SAME: the
+ *                                file is as the last answer read it.
  *
  * A session whose reader closes `out' goes on detached: its buffers keep the newest
  * records, overwriting the oldest (the flight recorder), until a reader opens `out'
@@ -143,6 +159,8 @@
 #define HWTAP_USYMS_OK		0
 #define HWTAP_USYMS_NONE	1
 #define HWTAP_USYMS_GONE	2
+#define HWTAP_USYMS_SAME	3		/* (a perf map's: unchanged) */
+#define HWTAP_USYMS_JIT_ID	(1ULL << 40)	/* the first ID of a perf map's request */
 #define HWTAP_USYMS_HDR_WORDS	7
 #define HWTAP_USYMS_SYM_WORDS	4
 #define HWTAP_USYMS_FRAME_WORDS	3

@@ -130,6 +130,8 @@ static const struct hwtap_umod *_hwtap_umod(int mod)
 
 	if (mod >= 0 && mod < HWTAP_UMODS)
 		return &hwtap_umods[mod];
+	if (mod >= HWTAP_UJIT_MOD0)			/* a JIT's perf map (ujit.c) */
+		return _hwtap_ujit_umod(mod);
 	if (mod == HWTAP_UVDSO_MOD)			/* the vDSO's (uvdso.c) */
 		return READ_ONCE(_hwtap_uvdso.nsyms) ? &_hwtap_uvdso : NULL;
 	mod -= HWTAP_UMODS;
@@ -162,19 +164,20 @@ static void _hwtap_udyn_wake_reader(struct irq_work *work)
 	wake_up_interruptible(&_hwtap_udyn_readq);
 }
 
-/* Under the umaps lock: the share of the user who owns INODE, -1 for root. */
-static int _hwtap_udyn_user_of(const struct inode *inode)
+/* Under the umaps lock: the share of user UID (a file's owner, a JIT process's euid), -1
+ * for root. */
+static int _hwtap_udyn_user_of(kuid_t uid)
 {
 	int u;
 
-	if (uid_eq(inode->i_uid, GLOBAL_ROOT_UID))
+	if (uid_eq(uid, GLOBAL_ROOT_UID))
 		return -1;
 	for (u = 0; u < _hwtap_udyn_nusers; u++)
-		if (uid_eq(_hwtap_udyn_users[u].uid, inode->i_uid))
+		if (uid_eq(_hwtap_udyn_users[u].uid, uid))
 			return u;
 	if (_hwtap_udyn_nusers == HWTAP_UDYN_USERS)
 		return HWTAP_UDYN_USERS - 1;
-	_hwtap_udyn_users[u] = (struct hwtap_udyn_user){ .uid = inode->i_uid };
+	_hwtap_udyn_users[u] = (struct hwtap_udyn_user){ .uid = uid };
 	return _hwtap_udyn_nusers++;
 }
 
@@ -198,7 +201,7 @@ static int _hwtap_udyn_ask(struct vm_area_struct *vma, pid_t tgid)
 			mod = HWTAP_UMODS + (d - _hwtap_udyn);
 			break;
 		}
-	user = mod < 0 ? _hwtap_udyn_user_of(inode) : -1;
+	user = mod < 0 ? _hwtap_udyn_user_of(inode->i_uid) : -1;
 	if (user >= 0 && _hwtap_udyn_users[user].files >= HWTAP_UDYN_USER_FILES) {
 		atomic_inc(&_hwtap_udyn_refused_user_files);
 		WRITE_ONCE(_hwtap_udyn_refused_uid,
@@ -297,6 +300,29 @@ static void _hwtap_udyn_wait_later(int mod)
 	_hwtap_twork_done(&_hwtap_udyn_tworks);
 }
 
+/* NSYMS symbols of an answer at BUF into SYMS, checked (ascending, names inside
+ * NAMES_LEN bytes, sizes in 32 bits): 0 or -errno. */
+static int _hwtap_udyn_syms(struct hwtap_usym *syms, u64 nsyms, u64 names_len,
+			    const char __user *buf)
+{
+	u64 sym[HWTAP_USYMS_SYM_WORDS], i, last = 0;
+
+	for (i = 0; i < nsyms; i++, buf += sizeof(sym)) {
+		if (!(i & 4095))
+			cond_resched();		/* up to 4M of them */
+		if (copy_from_user(sym, buf, sizeof(sym)))
+			return -EFAULT;
+		if ((i && sym[0] <= last) || sym[1] >= names_len || sym[2] > U32_MAX ||
+		    sym[3] >= names_len)
+			return -EINVAL;
+		syms[i] = (struct hwtap_usym){ .addr = last = sym[0], .name = sym[1],
+					       .size = sym[2], .dname = sym[3] };
+	}
+	return 0;
+}
+
+#include "ujit.c"
+
 /* ---- the reader's file --------------------------------------------------------------------- */
 
 static int _hwtap_udyn_open(struct inode *inode, struct file *file)
@@ -319,6 +345,7 @@ static int _hwtap_udyn_release(struct inode *inode, struct file *file)
 			_hwtap_udyn[i].state = HWTAP_UDYN_ASKED;
 			atomic_inc(&_hwtap_udyn_asked);
 		}
+	_hwtap_ujit_release();
 	WRITE_ONCE(_hwtap_udyn_reader, 0);
 	mutex_unlock(&_hwtap_udyn_mutex);
 	wake_up_all(&_hwtap_udyn_doneq);	/* nobody answers them now */
@@ -374,9 +401,11 @@ static ssize_t _hwtap_udyn_read(struct file *file, char __user *buf, size_t coun
 		d->state = HWTAP_UDYN_SENT;
 		atomic_dec(&_hwtap_udyn_asked);
 	}
+	if (i == n && done >= 0)	/* then the perf maps' (ujit.c) */
+		done = _hwtap_ujit_read(buf, count, done, rec);
 	mutex_unlock(&_hwtap_udyn_mutex);
 	kfree(rec);
-	if (!done && i < n)
+	if (!done && atomic_read(&_hwtap_udyn_asked) > 0 && count < HWTAP_USYMS_REQUEST_MAX)
 		return -EINVAL;		/* a request does not fit in COUNT */
 	return done;
 }
@@ -432,13 +461,12 @@ static int _hwtap_udyn_frames(struct hwtap_uframe *frames, u64 nframes, const ch
  * script unwinds (HWTAP_UFRAMES). */
 static int _hwtap_udyn_fill(struct hwtap_udyn *d, const u64 *hdr, const char __user *buf)
 {
-	u64 nsegs = hdr[3], nsyms = hdr[4], names_len = hdr[5], nframes = hdr[6], i, last = 0;
+	u64 nsegs = hdr[3], nsyms = hdr[4], names_len = hdr[5], nframes = hdr[6], i;
 	size_t segs_bytes, syms_bytes, frames_bytes, need;
 	struct hwtap_useg *segs;
 	struct hwtap_usym *syms;
 	struct hwtap_uframe *frames;
 	char *names, *name, *p;
-	u64 sym[HWTAP_USYMS_SYM_WORDS];
 	int rc;
 
 	if (!names_len)
@@ -474,19 +502,10 @@ static int _hwtap_udyn_fill(struct hwtap_udyn *d, const u64 *hdr, const char __u
 		if (copy_from_user(&segs[i], buf, 24))
 			goto fail;
 	}
-	for (i = 0; i < nsyms; i++, buf += sizeof(sym)) {
-		if (!(i & 4095))
-			cond_resched();		/* up to 4M of them */
-		rc = -EFAULT;
-		if (copy_from_user(sym, buf, sizeof(sym)))
-			goto fail;
-		rc = -EINVAL;
-		if ((i && sym[0] <= last) || sym[1] >= names_len || sym[2] > U32_MAX ||
-		    sym[3] >= names_len)
-			goto fail;
-		syms[i] = (struct hwtap_usym){ .addr = last = sym[0], .name = sym[1],
-					       .size = sym[2], .dname = sym[3] };
-	}
+	rc = _hwtap_udyn_syms(syms, nsyms, names_len, buf);
+	if (rc)
+		goto fail;
+	buf += nsyms * HWTAP_USYMS_SYM_WORDS * 8;
 	rc = _hwtap_udyn_frames(frames, nframes, buf);
 	if (rc)
 		goto fail;
@@ -523,6 +542,7 @@ static ssize_t _hwtap_udyn_write(struct file *file, const char __user *buf, size
 				 loff_t *ppos)
 {
 	u64 hdr[HWTAP_USYMS_HDR_WORDS];
+	struct hwtap_ujit_tab *old = NULL;
 	struct hwtap_udyn *d;
 	int rc = 0;
 
@@ -532,6 +552,16 @@ static ssize_t _hwtap_udyn_write(struct file *file, const char __user *buf, size
 		return -EFAULT;
 	if (hdr[0] != HWTAP_USYMS_MAGIC)
 		return -EINVAL;
+	if (hdr[1] >= HWTAP_USYMS_JIT_ID) {
+		mutex_lock(&_hwtap_udyn_mutex);
+		rc = _hwtap_ujit_write(hdr, buf, count, &old);
+		mutex_unlock(&_hwtap_udyn_mutex);
+		if (old) {		/* no lookup holds it after a grace period */
+			synchronize_rcu();
+			kvfree(old);
+		}
+		return rc ? rc : count;
+	}
 	mutex_lock(&_hwtap_udyn_mutex);
 	if (!_hwtap_udyn || hdr[1] >= (u64)smp_load_acquire(&_hwtap_udyn_n)) {
 		rc = -ENOENT;
@@ -598,8 +628,10 @@ static int _hwtap_udyn_start(void)
 	if (!HWTAP_UDYN_FILES)
 		return 0;
 	slots = kvcalloc(HWTAP_UDYN_FILES, sizeof(*slots), GFP_KERNEL);
-	if (!slots)
+	if (!slots || _hwtap_ujit_start()) {
+		kvfree(slots);
 		return -ENOMEM;
+	}
 	init_irq_work(&_hwtap_udyn_wake, _hwtap_udyn_wake_reader);
 	_hwtap_udyn_stopping = false;
 	_hwtap_twork_restart(&_hwtap_udyn_tworks);
@@ -654,6 +686,7 @@ static void _hwtap_udyn_stop(void)
 		_hwtap_twork_warn("user symbols: ", left, who, "mapped a file for execution");
 		break;
 	}
+	_hwtap_ujit_stop();
 	irq_work_sync(&_hwtap_udyn_wake);
 	mutex_lock(&_hwtap_udyn_mutex);
 	n = _hwtap_udyn_n;

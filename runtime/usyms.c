@@ -96,26 +96,30 @@ static bool _hwtap_umaps_kprobed;
 static struct hwtap_umod _hwtap_uvdso;
 static int _hwtap_uvdso_start(void);
 static void _hwtap_uvdso_stop(void);
+/* the JIT code of processes, named by their perf maps (ujit.c): the modules past it */
+#define HWTAP_UJIT_MOD0 (HWTAP_UVDSO_MOD + 1)
+static const struct hwtap_umod *_hwtap_ujit_umod(int mod);
 
 #include "udyn.c"
 
-/* The module of the file VMA maps, or -1: one the translator built in, or one hwtap-run
- * names (asked of it now if ASK and the mapping is code); of the latter only code
- * mappings are recorded. */
-static int _hwtap_umod_of_vma(struct vm_area_struct *vma, pid_t tgid, bool ask)
+/* The module of the file VMA of TASK maps, or -1: one the translator built in, or one
+ * hwtap-run names (asked of it now if ASK and the mapping is code); of the latter only
+ * code mappings are recorded. Anonymous code is TASK's JIT's (ujit.c). */
+static int _hwtap_umod_of_vma(struct vm_area_struct *vma, struct task_struct *task, bool ask)
 {
 	const struct inode *inode;
 	int i;
 
 	if (!vma->vm_file)
-		return -1;
+		return (vma->vm_flags & VM_EXEC) && vma_is_anonymous(vma) ?
+		       _hwtap_ujit_of(task, ask) : -1;
 	inode = file_inode(vma->vm_file);
 	for (i = 0; i < HWTAP_UMODS; i++)
 		if (hwtap_umods[i].inode == inode)
 			return i;
 	i = _hwtap_udyn_of(inode);
 	if (i < 0 && ask)
-		i = _hwtap_udyn_ask(vma, tgid);
+		i = _hwtap_udyn_ask(vma, task->tgid);
 	return i >= 0 && (vma->vm_flags & VM_EXEC) ? i : -1;
 }
 
@@ -247,8 +251,9 @@ static void _hwtap_umaps_map(const struct mm_struct *mm, pid_t owner, unsigned l
 
 static void _hwtap_umaps_map_vma(struct vm_area_struct *vma, pid_t owner, int mod)
 {
+	/* a JIT's code is named by its own addresses: they are its "file offsets" */
 	_hwtap_umaps_map(vma->vm_mm, owner, vma->vm_start, vma->vm_end,
-			 vma->vm_pgoff << PAGE_SHIFT, mod);
+			 mod >= HWTAP_UJIT_MOD0 ? vma->vm_start : vma->vm_pgoff << PAGE_SHIFT, mod);
 }
 
 /* ---- what the kernel tells ------------------------------------------------------------ */
@@ -263,7 +268,7 @@ static int _hwtap_umaps_mmap(struct kprobe *kp, struct pt_regs *regs)
 	/* one of this task's own: its lifetime is the owner's (others are not kept) */
 	if (!vma || vma->vm_mm != current->mm || (current->flags & PF_KTHREAD))
 		return 0;
-	mod = _hwtap_umod_of_vma(vma, current->tgid, true);
+	mod = _hwtap_umod_of_vma(vma, current, true);
 	/* a mapping of no file hwtap names, in an address space with none: nothing to
 	 * record or trim, and no lock taken */
 	if (mod < 0 && !_hwtap_umaps_known(vma->vm_mm))
@@ -271,7 +276,7 @@ static int _hwtap_umaps_mmap(struct kprobe *kp, struct pt_regs *regs)
 	raw_spin_lock_irqsave(&_hwtap_umaps_lock, flags);
 	_hwtap_umaps_map_vma(vma, current->tgid, mod);
 	raw_spin_unlock_irqrestore(&_hwtap_umaps_lock, flags);
-	if (mod >= HWTAP_UMODS)
+	if (mod >= HWTAP_UMODS && mod < HWTAP_UVDSO_MOD)	/* a file's table asked of hwtap-run */
 		_hwtap_udyn_wait_later(mod);
 	return 0;
 }
@@ -301,9 +306,14 @@ static void _hwtap_umaps_fork(void *data, struct task_struct *parent, struct tas
 	if (p && p->n && !c)
 		c = _hwtap_umaps_new(child->mm, child->tgid);
 	if (c) {
+		int i, n = 0;
+
+		/* the parent's JIT code is named by the parent's map, not the child's */
 		raw_write_seqcount_begin(&c->seq);
-		memcpy(c->maps, p->maps, p->n * sizeof(p->maps[0]));
-		c->n = p->n;
+		for (i = 0; i < p->n; i++)
+			if (p->maps[i].mod < HWTAP_UJIT_MOD0)
+				c->maps[n++] = p->maps[i];
+		c->n = n;
 		raw_write_seqcount_end(&c->seq);
 	}
 	raw_spin_unlock_irqrestore(&_hwtap_umaps_lock, flags);
@@ -320,6 +330,7 @@ static void _hwtap_umaps_owner_gone(pid_t tgid, const struct mm_struct *keep)
 	hash_for_each_possible_safe(_hwtap_umaps_by_owner, r, tmp, by_owner, tgid)
 		if (r->owner == tgid && r->mm != keep)
 			_hwtap_umaps_drop(r);
+	_hwtap_ujit_gone(tgid);		/* its JIT's code is gone with its mm */
 	raw_spin_unlock_irqrestore(&_hwtap_umaps_lock, flags);
 }
 
@@ -375,7 +386,7 @@ static void _hwtap_umaps_scan(void)
 				continue;
 			}
 			for_each_vma(vmi, vma) {
-				int mod = _hwtap_umod_of_vma(vma, tasks[i]->tgid, true);
+				int mod = _hwtap_umod_of_vma(vma, tasks[i], true);
 
 				if (mod < 0)
 					continue;
@@ -575,8 +586,10 @@ static bool _hwtap_umap_find(const struct mm_struct *mm, unsigned long addr,
 	rcu_read_unlock();
 	if (!settled || m.mod < 0)
 		return _hwtap_uvdso_find(mm, addr, w);
-	if (!(mod = _hwtap_umod(m.mod)))
+	if (!(mod = _hwtap_umod(m.mod))) {
+		_hwtap_ujit_miss(m.mod);	/* a JIT's map not read yet: asked again */
 		return false;
+	}
 	w->mod = m.mod;
 	w->start = m.start;
 	w->end = m.end;
@@ -638,11 +651,15 @@ static const char *_hwtap_usym_find(struct task_struct *task, unsigned long addr
 	*modname = m->name ? m->name : m->path;
 	*offset = addr - w.start;
 	*size = w.end - w.start;
-	if (!w.vaddr || !m->nsyms || w.vaddr < m->syms[0].addr)
+	if (!w.vaddr || !m->nsyms || w.vaddr < m->syms[0].addr) {
+		_hwtap_ujit_miss(w.mod);	/* (a JIT's code newer than its map read) */
 		return NULL;
+	}
 	lo = _hwtap_last_at_or_below(m->syms, m->nsyms, sizeof(m->syms[0]), w.vaddr);
-	if (m->syms[lo].size && w.vaddr - m->syms[lo].addr >= m->syms[lo].size)
+	if (m->syms[lo].size && w.vaddr - m->syms[lo].addr >= m->syms[lo].size) {
+		_hwtap_ujit_miss(w.mod);
 		return NULL;		/* past its end: in no symbol hwtap knows */
+	}
 	*offset = w.vaddr - m->syms[lo].addr;
 	*size = lo + 1 < m->nsyms ? m->syms[lo + 1].addr - m->syms[lo].addr : 0;
 	if (pretty)

@@ -1,17 +1,20 @@
 /* fuzz_elf.c - libFuzzer over what hwtap-run's readers parse of a file another user may
- * have written (loader/usyms.c, hwtap-run(8) SECURITY): the input is an ELF file, read as
- * a reader reads it - its segments and symbols (usymtab_read, MiniDebugInfo and its xz
- * included), where it says its debug file is (udebug_ref, udebug_path), and its unwind
- * rows (uframes_read, libdw interpreting the CFI) - under ASan and UBSan, with the bounds
+ * have written (loader/usyms.c, loader/ujit.c, hwtap-run(8) SECURITY): the input is an
+ * ELF file, read as a reader reads it - its segments and symbols (usymtab_read,
+ * MiniDebugInfo and its xz included), where it says its debug file is (udebug_ref,
+ * udebug_path), and its unwind rows (uframes_read, libdw interpreting the CFI) - and any
+ * input is also a JIT's perf map (ujitmap_parse), under ASan and UBSan, with the bounds
  * lib's headers state. Built by `make fuzz' (lib/fuzz_elf); testsuite/hwtap.base/fuzz.exp runs it
  * over real programs and libraries and the shapes usyms.exp crafts.
  * What it checks beyond no crash, leak or sanitizer report: the tables are as the headers
  * promise (symbols ascending, each address once, names inside the name table; rows
- * ascending), so that what the module is handed is well formed whatever the input.
+ * ascending; a perf map's symbols disjoint, each with a size, names without control
+ * bytes), so that what the module is handed is well formed whatever the input.
  */
 #include "usymtab.h"
 #include "udebug.h"
 #include "uframes.h"
+#include "ujitmap.h"
 
 #include <libelf.h>
 #include <stdint.h>
@@ -55,6 +58,23 @@ static void check_frames(const UFrameTab *f)
 		check(f->rows[i].addr > f->rows[i - 1].addr, "rows not ascending, each once");
 }
 
+static void check_jitmap(const USymTab *t)
+{
+	check_symtab(t);
+	check(t->nsyms <= UJITMAP_SYMS_MAX, "more perf map lines than UJITMAP_SYMS_MAX");
+	for (size_t i = 0; i < t->nsyms; i++) {
+		const USymEntry *e = &t->syms[i];
+		const char *name = t->names + e->name;
+		check(e->size > 0 && e->addr + e->size > e->addr, "a perf map line without extent");
+		check(i + 1 == t->nsyms || e->addr + e->size <= t->syms[i + 1].addr,
+		      "perf map lines overlapping");
+		check(strlen(name) <= UJITMAP_NAME_MAX, "a name past UJITMAP_NAME_MAX");
+		for (; *name; name++)
+			check((unsigned char)*name >= 0x20 && *name != 0x7f,
+			      "a control byte in a perf map's name");
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int ready;
@@ -64,6 +84,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (size > FUZZ_INPUT_MAX)
 		return 0;
+	USymTab jt;
+	if (!ujitmap_parse((const char *)data, size, &jt)) {
+		check_jitmap(&jt);
+		usymtab_free(&jt);
+	}
 	/* libelf's memory image: its own copy, which it may write into (ELF_C_READ_MMAP's
 	 * private mapping does too) */
 	char *image = malloc(size ? size : 1);

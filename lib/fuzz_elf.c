@@ -111,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					      "a debug file's path outside /usr/lib/debug");
 		}
 		UFrameTab f = {0};
-		if (!uframes_read(elf, &f)) {
+		if (!uframes_read(elf, NULL, &f)) {
 			check_frames(&f);
 			uframes_free(&f);
 		}

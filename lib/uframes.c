@@ -507,7 +507,7 @@ static int section_rows(Elf *elf, const unsigned char *ident, const Machine *m,
 	return rc;
 }
 
-int uframes_read(Elf *elf, UFrameTab *t)
+int uframes_read(Elf *elf, Elf *debug, UFrameTab *t)
 {
 	memset(t, 0, sizeof(*t));
 	Machine m;
@@ -523,6 +523,13 @@ int uframes_read(Elf *elf, UFrameTab *t)
 	int rc = section_rows(elf, ident, &m, ".eh_frame", true, &work, &rows);
 	if (!rc)
 		rc = section_rows(elf, ident, &m, ".debug_frame", false, &work, &rows);
+	/* a stripped file's debug file keeps its .debug_frame (its .eh_frame is NOBITS): the
+	 * CFI of code built -fno-asynchronous-unwind-tables -g, once stripped */
+	const unsigned char *dident = debug ? (const unsigned char *)elf_getident(debug, NULL) :
+				      NULL;
+	Machine dm;
+	if (!rc && dident && machine_of(debug, &dm) && dm.x86 == m.x86)
+		rc = section_rows(debug, dident, &m, ".debug_frame", false, &work, &rows);
 	if (rc) {                       /* out of memory, or past the bound: no table */
 		free(rows.v);
 		memset(t, 0, sizeof(*t));

@@ -60,10 +60,12 @@ typedef struct {
 #define UFRAMES_REG_MAX 255
 #define UFRAMES_STATES_MAX 64
 
-/* The rows of ELF's .eh_frame and .debug_frame (.eh_frame's where both cover an address)
- * into T, for x86-64 and arm64 files (none for others, or without
- * one). 0, or -1 when out of memory (T then empty). */
-int uframes_read(Elf *elf, UFrameTab *t);
+/* The rows of ELF's .eh_frame and .debug_frame, and of DEBUG's .debug_frame (its separate
+ * debug file, lib/udebug.h, NULL: none; where strip took the only CFI some code has), into
+ * T (of rows at one address, .eh_frame's, then the file's .debug_frame's), for x86-64
+ * and arm64 files (none for others, or without one). The work and rows of all three count
+ * against one bound. 0, or -1 when out of memory (T then empty). */
+int uframes_read(Elf *elf, Elf *debug, UFrameTab *t);
 void uframes_free(UFrameTab *t);
 
 #endif /* HWTAP_UFRAMES_H */

@@ -170,6 +170,8 @@ static int open_file(const Request *r)
 
 #define ALLOW(nr) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
 		  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+#define DENY(nr) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
+		 BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES)
 
 /* What the parse may ask of the kernel: read and write its two files, memory, the end. */
 static int reader_seccomp(void)
@@ -191,6 +193,12 @@ static int reader_seccomp(void)
 		ALLOW(SYS_exit_group), ALLOW(SYS_rt_sigreturn),
 		ALLOW(SYS_fcntl),       /* libelf: F_GETFD, whether its descriptor is one */
 		ALLOW(SYS_sysinfo),     /* qsort(): the memory it may take for a copy */
+		/* libdw's .debug_frame reading looks for the file's folder (readlink of
+		 * /proc/self/fd/N, for split DWARF it does not need here): refused, not fatal */
+#ifdef SYS_readlink
+		DENY(SYS_readlink),
+#endif
+		DENY(SYS_readlinkat),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 	};
 	struct sock_fprog fprog = { .len = sizeof(prog) / sizeof(prog[0]), .filter = prog };
@@ -407,7 +415,7 @@ static void reader(const Request *r, int out)
 		status = HWTAP_USYMS_OK;
 	/* (out of memory for the rows leaves none: the symbols still go) */
 	if (status == HWTAP_USYMS_OK && r->frames)
-		uframes_read(elf, &f);
+		uframes_read(elf, debug, &f);
 	_exit(write_answer(1, r, status, &t, &f) ? READER_FAILED : 0);
 }
 

@@ -71,11 +71,12 @@ static int write_lines(StrBuf *out, int k, UProgram *prog)
 	return rows.len;
 }
 
-/* The unwind rows of ELF as C, named by index K, appended to OUT: their count. */
-static int write_frames(StrBuf *out, int k, Elf *elf)
+/* The unwind rows of ELF (and its debug file DEBUG's .debug_frame) as C, named by index K,
+ * appended to OUT: their count. */
+static int write_frames(StrBuf *out, int k, Elf *elf, Elf *debug)
 {
 	UFrameTab t;
-	if (uframes_read(elf, &t)) {
+	if (uframes_read(elf, debug, &t)) {
 		fputs("hwtap: error: out of memory\n", stderr);
 		exit(1);
 	}
@@ -128,10 +129,6 @@ static void write_module(StrBuf *out, StrBuf *mods, int k, const char *path, UPr
 	int dfd = -1;
 	Elf *debug = debug_file(elf, path, &dfd);
 	int failed = usymtab_read(elf, debug, &t);
-	if (debug) {
-		elf_end(debug);
-		close(dfd);
-	}
 	if (failed) {
 		fputs("hwtap: error: out of memory\n", stderr);
 		exit(1);
@@ -166,8 +163,12 @@ static void write_module(StrBuf *out, StrBuf *mods, int k, const char *path, UPr
 			  k, write_lines(out, k, prog), k);
 	if (frames)
 		sb_printf(mods, ", .frames = hwtap_uframes_%d, .nframes = %d", k,
-			  write_frames(out, k, elf));
+			  write_frames(out, k, elf, debug));
 	sb_puts(mods, " },\n");
+	if (debug) {
+		elf_end(debug);
+		close(dfd);
+	}
 }
 
 /* ---- which files -------------------------------------------------------------------------- */

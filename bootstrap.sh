@@ -184,6 +184,35 @@ else
 	rm -rf "$debs"
 fi
 
+# perf for the arm64 guest, the oracle of stacks.exp's arm64 stacks: Debian's linux-perf
+# for arm64 and the programs it profiles there (xz, bash, python3.11), with every arm64
+# package they need, unpacked (not installed) under /usr/local/lib/hwtap/arm64-perf.
+arm64_perf=/usr/local/lib/hwtap/arm64-perf
+arm64_perf_pkgs="linux-perf:arm64 xz-utils:arm64 bash:arm64 python3.11-minimal:arm64"
+if [ -z "$arm64_release" ]; then
+	:
+elif [ -x "$arm64_perf/usr/bin/perf" ]; then
+	say "arm64 guest: perf unpacked in $arm64_perf"
+else
+	say "arm64 guest: unpacking perf into $arm64_perf"
+	debs=$(mktemp -d)
+	chmod 755 "$debs"
+	# the closure of what they depend on, arm64's packages only (the rest are the
+	# architecture-independent ones perf does not load)
+	pkgs=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
+		--no-breaks --no-replaces --no-enhances $arm64_perf_pkgs 2>/dev/null |
+		grep -v '^[ <]' | grep ':arm64$' | sort -u)
+	if (cd "$debs" && as_root apt-get download $pkgs); then
+		as_root mkdir -p "$arm64_perf"
+		for deb in "$debs"/*.deb; do
+			as_root dpkg-deb -x "$deb" "$arm64_perf"
+		done
+	else
+		say "arm64 perf cannot be downloaded: stacks.exp's arm64 cases are UNSUPPORTED"
+	fi
+	rm -rf "$debs"
+fi
+
 say "autoreconf -fi"
 autoreconf -fi
 

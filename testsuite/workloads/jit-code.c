@@ -4,8 +4,10 @@
  * it: a line "START SIZE NAME" per function, hex, the name with spaces in it. An older line
  * comes first, for code that was there before (LazyCompile:~stale), overlapping the hot
  * loop: the newer line, the loop's, is the one that names it.
- *   jit-code MS [late|other|old|link]
- * late: the map is written 1.5 s after the code starts running; other: the map belongs to
+ *   jit-code MS [late|other|old|link|plain]
+ * late: the map is written 1.5 s after the code starts running; plain: without the older
+ * line (perf names an address after the line that starts nearest below it, older or
+ * not: stacks.exp's oracle needs a map both read alike); other: the map belongs to
  * another user (uid 65534); old: its time is an hour before the process started; link:
  * /tmp/perf-PID.map is a symbolic link to the map written elsewhere. Built statically
  * by runok.exp (-O2, no frame pointers, like Debian's) and copied into the guest as
@@ -22,12 +24,17 @@
 
 #define HOT 0x40                /* the loop's offset in the code page */
 
+/* The loop keeps a frame record, as V8's code does (its frames are what its unwinding
+ * and the profilers' frame pointer walks follow). */
 #if defined(__x86_64__)
-/* mov %rdi,%rax; 1: dec %rax; jnz 1b; ret */
-static const unsigned char loop[] = { 0x48, 0x89, 0xf8, 0x48, 0xff, 0xc8, 0x75, 0xfb, 0xc3 };
+/* push %rbp; mov %rsp,%rbp; mov %rdi,%rax; 1: dec %rax; jnz 1b; pop %rbp; ret */
+static const unsigned char loop[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x89, 0xf8, 0x48, 0xff,
+				      0xc8, 0x75, 0xfb, 0x5d, 0xc3 };
 #elif defined(__aarch64__)
-/* 1: subs x0, x0, #1; b.ne 1b; ret */
-static const uint32_t loop[] = { 0xf1000400, 0x54ffffe1, 0xd65f03c0 };
+/* stp x29, x30, [sp, #-16]!; mov x29, sp; 1: subs x0, x0, #1; b.ne 1b;
+ * ldp x29, x30, [sp], #16; ret */
+static const uint32_t loop[] = { 0xa9bf7bfd, 0x910003fd, 0xf1000400, 0x54ffffe1,
+				 0xa8c17bfd, 0xd65f03c0 };
 #else
 #error "jit-code: x86-64 and arm64 only"
 #endif
@@ -51,7 +58,8 @@ static void write_map(const char *mode, uintptr_t code)
 		exit(1);
 	}
 	/* the older line first: code that was at HOT + 4 once */
-	fprintf(f, "%lx 10 LazyCompile:~stale jit.js:1:1\n", (unsigned long)(code + HOT + 4));
+	if (strcmp(mode, "plain"))
+		fprintf(f, "%lx 10 LazyCompile:~stale jit.js:1:1\n", (unsigned long)(code + HOT + 4));
 	fprintf(f, "%lx %zx LazyCompile:*hotLoop jit.js:3:17\n", (unsigned long)(code + HOT),
 		sizeof(loop));
 	fflush(f);

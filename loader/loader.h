@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "../lib/uframes.h"
+#include "../lib/usymtab.h"
+
 /* A kernel module's .modinfo, the parts hwtap-run uses. */
 typedef struct ModInfo {
 	char *name;             /* name=: the module's name once loaded */
@@ -211,6 +214,12 @@ void usyms_finish(USymsServer *s);
  * and DEBUG (as 2, where >= 0) and every limit given up, a seccomp filter that allows
  * reading, writing, memory and exiting only. 0, or -1. */
 int usyms_confine(int fd, int out, int debug);
+
+/* An answer (runtime/protocol.h) to request ID with STATUS, and when OK T's table and F's
+ * rows, written to OUT: 0, or -1. MAP (a perf map's answer: no segments, no rows): its
+ * time and size, in NSEGS' and NFRAMES' place. An answer over USYMS_ANSWER_MAX is NONE. */
+int usyms_answer(int out, uint64_t id, uint64_t status, const USymTab *t, const UFrameTab *f,
+		 const uint64_t *map);
 
 /* ---- ujit.c: a JIT's perf map for the anonymous code a process runs (runtime/ujit.c) --- */
 

@@ -47,51 +47,9 @@ bool ujit_parse(const char *s, UJitRequest *r)
 	       !s[used] && r->id >= HWTAP_USYMS_JIT_ID && r->pid > 0 && r->nspid > 0;
 }
 
-static void put64(unsigned char **p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		*(*p)++ = (unsigned char)(v >> (8 * i));
-}
-
-/* The answer to R (T's table when STATUS is OK, of the map as it was at MTIME with SIZE
- * bytes) to OUT: 0, or -1. */
-static int answer(int out, const UJitRequest *r, uint64_t status, const USymTab *t,
-		  uint64_t mtime, uint64_t size)
-{
-	size_t len = HWTAP_USYMS_HDR_WORDS * 8;
-	if (status == HWTAP_USYMS_OK)
-		len += t->nsyms * HWTAP_USYMS_SYM_WORDS * 8 + t->names_len;
-	if (len > USYMS_ANSWER_MAX) {
-		status = HWTAP_USYMS_NONE;
-		len = HWTAP_USYMS_HDR_WORDS * 8;
-	}
-	unsigned char *buf = malloc(len), *p = buf;
-	if (!buf)
-		return -1;
-	bool ok = status == HWTAP_USYMS_OK;
-	put64(&p, HWTAP_USYMS_MAGIC);
-	put64(&p, r->id);
-	put64(&p, status);
-	put64(&p, ok ? mtime : 0);
-	put64(&p, ok ? t->nsyms : 0);
-	put64(&p, ok ? t->names_len : 0);
-	put64(&p, ok ? size : 0);
-	for (size_t i = 0; ok && i < t->nsyms; i++) {
-		put64(&p, t->syms[i].addr);
-		put64(&p, t->syms[i].name);
-		put64(&p, t->syms[i].size);
-		put64(&p, 0);
-	}
-	if (ok)
-		memcpy(p, t->names, t->names_len);
-	ssize_t n = write(out, buf, len);
-	free(buf);
-	return n == (ssize_t)len ? 0 : -1;
-}
-
 static _Noreturn void answer_exit(int out, const UJitRequest *r, uint64_t status)
 {
-	_exit(answer(out, r, status, NULL, 0, 0) ? 1 : 0);
+	_exit(usyms_answer(out, r->id, status, NULL, NULL, NULL) ? 1 : 0);
 }
 
 /* A map refused: the reader's exit status, which the relay says why by (ujit_why()). */
@@ -217,5 +175,5 @@ void ujit_reader(const UJitRequest *r, int out)
 	USymTab t;
 	if (ujitmap_parse(text, len, &t))
 		answer_exit(1, r, HWTAP_USYMS_NONE);
-	_exit(answer(1, r, HWTAP_USYMS_OK, &t, mtime, len) ? 1 : 0);
+	_exit(usyms_answer(1, r->id, HWTAP_USYMS_OK, &t, NULL, (uint64_t[]){ mtime, len }) ? 1 : 0);
 }

@@ -249,14 +249,15 @@ static void put64(unsigned char **p, uint64_t v)
 		*(*p)++ = (unsigned char)(v >> (8 * i));
 }
 
-/* The answer to R with status STATUS (and T's and F's tables, when OK) written to OUT: 0,
- * or -1. */
-static int write_answer(int out, const Request *r, uint64_t status, const USymTab *t,
-			const UFrameTab *f)
+int usyms_answer(int out, uint64_t id, uint64_t status, const USymTab *t, const UFrameTab *f,
+		 const uint64_t *map)
 {
+	static const UFrameTab none;
+	if (map)
+		f = &none;
 	size_t len = HWTAP_USYMS_HDR_WORDS * 8;
 	if (status == HWTAP_USYMS_OK)
-		len += t->nsegs * 24 + t->nsyms * HWTAP_USYMS_SYM_WORDS * 8 +
+		len += (map ? 0 : t->nsegs * 24) + t->nsyms * HWTAP_USYMS_SYM_WORDS * 8 +
 		       f->nrows * HWTAP_USYMS_FRAME_WORDS * 8 + t->names_len;
 	if (len > USYMS_ANSWER_MAX) {
 		status = HWTAP_USYMS_NONE;
@@ -267,13 +268,13 @@ static int write_answer(int out, const Request *r, uint64_t status, const USymTa
 		return -1;
 	bool ok = status == HWTAP_USYMS_OK;
 	put64(&p, HWTAP_USYMS_MAGIC);
-	put64(&p, r->id);
+	put64(&p, id);
 	put64(&p, status);
-	put64(&p, ok ? t->nsegs : 0);
+	put64(&p, !ok ? 0 : map ? map[0] : t->nsegs);
 	put64(&p, ok ? t->nsyms : 0);
 	put64(&p, ok ? t->names_len : 0);
-	put64(&p, ok ? f->nrows : 0);
-	for (size_t i = 0; ok && i < t->nsegs; i++) {
+	put64(&p, !ok ? 0 : map ? map[1] : f->nrows);
+	for (size_t i = 0; ok && !map && i < t->nsegs; i++) {
 		put64(&p, t->segs[i].offset);
 		put64(&p, t->segs[i].vaddr);
 		put64(&p, t->segs[i].size);
@@ -394,7 +395,7 @@ static void reader(const Request *r, int out)
 	if (fd >= 0 && (fstatfs(fd, &fs) || fs.f_type == FUSE_SUPER_MAGIC))
 		_exit(READER_FUSE);
 	if (fd < 0)
-		_exit(write_answer(out, r, HWTAP_USYMS_GONE, NULL, NULL) ? READER_FAILED : 0);
+		_exit(usyms_answer(out, r->id, HWTAP_USYMS_GONE, NULL, NULL, NULL) ? READER_FAILED : 0);
 	UDebugRef ref;
 	int dfd = peek_debug_ref(fd, &ref) ? open_debug_file(r, &ref) : -1;
 	if (usyms_confine(fd, out, dfd))
@@ -416,7 +417,7 @@ static void reader(const Request *r, int out)
 	/* (out of memory for the rows leaves none: the symbols still go) */
 	if (status == HWTAP_USYMS_OK && r->frames)
 		uframes_read(elf, debug, &f);
-	_exit(write_answer(1, r, status, &t, &f) ? READER_FAILED : 0);
+	_exit(usyms_answer(1, r->id, status, &t, &f, NULL) ? READER_FAILED : 0);
 }
 
 /* ---- the relay's side ----------------------------------------------------------------- */

@@ -266,6 +266,10 @@ static int _hwtap_ujit_write(const u64 *hdr, const char __user *buf, size_t coun
 	rc = -EINVAL;
 	if (hdr[2] != HWTAP_USYMS_OK && hdr[2] != HWTAP_USYMS_NONE && hdr[2] != HWTAP_USYMS_SAME)
 		goto out;
+	if (READ_ONCE(j->gone)) {	/* its process is gone: nothing to name, no table kept */
+		rc = 0;
+		goto out;
+	}
 	if (hdr[2] != HWTAP_USYMS_OK) {
 		rc = count == HWTAP_USYMS_HDR_WORDS * 8 ? 0 : -EINVAL;
 		goto out;
@@ -291,7 +295,7 @@ static int _hwtap_ujit_write(const u64 *hdr, const char __user *buf, size_t coun
 	buf += HWTAP_USYMS_HDR_WORDS * 8;
 	rc = _hwtap_udyn_syms(syms, nsyms, names_len, buf);
 	for (i = 0; !rc && i < nsyms; i++)	/* each with its size, none overlapping */
-		if (!syms[i].size ||
+		if (!syms[i].size || syms[i].addr + syms[i].size < syms[i].addr ||
 		    (i + 1 < nsyms && syms[i].addr + syms[i].size > syms[i + 1].addr))
 			rc = -EINVAL;
 	buf += nsyms * HWTAP_USYMS_SYM_WORDS * 8;

@@ -9,8 +9,10 @@
  * the start) gets a slot, HWTAP_UJIT_PROCS at most in a session, and its mappings are
  * recorded as the slot's (usyms.c; a module whose link-time addresses are the process's
  * own). The slot asks for the map when a lookup finds no name for an address in one of
- * those mappings (the first, or code newer than the map last read): at most every
- * HWTAP_UJIT_REASK_MS, from any context (a flag, an irq_work). The reader opens the
+ * those mappings (the first, or code newer than the map last read), from any context (a
+ * flag, an irq_work): again after HWTAP_UJIT_REASK_MIN_MS while answers bring new lines
+ * (a JIT warming up compiles function after function), the wait doubled at each answer
+ * that brings none, up to HWTAP_UJIT_REASK_MS (code its map never names). The reader opens the
  * map under the process's root, only as a regular file of the process's own user no
  * older than the process (a map another local user planted in /tmp, or one left by an
  * earlier process with that pid, is not read), parses it without root, and answers with
@@ -35,7 +37,10 @@
 #define HWTAP_UJIT_PROCS (HWTAP_UDYN_FILES ? 1024 : 0)	/* processes with JIT code */
 #endif
 #ifndef HWTAP_UJIT_REASK_MS
-#define HWTAP_UJIT_REASK_MS 1000	/* a process's map read again at most this often */
+#define HWTAP_UJIT_REASK_MS 1000	/* a process's map read again at most this often, */
+#endif
+#ifndef HWTAP_UJIT_REASK_MIN_MS
+#define HWTAP_UJIT_REASK_MIN_MS 50	/* or this often while it grows */
 #endif
 #define HWTAP_UJIT_SYMS_MAX (1 << 20)	/* lib/ujitmap.h's UJITMAP_SYMS_MAX */
 
@@ -58,6 +63,8 @@ struct hwtap_ujit {
 	u64 size, mtime;		/* of the map the last answer read */
 	atomic_t state;
 	unsigned long asked;		/* jiffies of the last ask */
+	unsigned int wait_ms;		/* until the next: doubled at each answer that
+					 * brings nothing new, the least again at one that does */
 	int user;			/* its user's share (udyn.c), -1: root's */
 	bool gone;			/* its process exited or exec'd */
 };
@@ -103,7 +110,7 @@ static void _hwtap_ujit_miss(int mod)
 		return;
 	j = &slots[mod];
 	if (!READ_ONCE(j->gone) && atomic_read(&j->state) == HWTAP_UJIT_IDLE &&
-	    time_after_eq(jiffies, READ_ONCE(j->asked) + msecs_to_jiffies(HWTAP_UJIT_REASK_MS)))
+	    time_after_eq(jiffies, READ_ONCE(j->asked) + msecs_to_jiffies(READ_ONCE(j->wait_ms))))
 		_hwtap_ujit_ask(j);
 }
 
@@ -142,6 +149,7 @@ static int _hwtap_ujit_of(struct task_struct *task, bool ask)
 		j->uid = from_kuid_munged(&init_user_ns, euid);
 		j->start_ns = task->start_boottime;
 		j->user = _hwtap_udyn_user_of(euid);
+		j->wait_ms = HWTAP_UJIT_REASK_MIN_MS;
 		j->asked = jiffies - msecs_to_jiffies(HWTAP_UJIT_REASK_MS);
 		hash_add(_hwtap_ujit_by_tgid, &j->by_tgid, j->tgid);
 		mod = HWTAP_UJIT_MOD0 + _hwtap_ujit_n;
@@ -319,6 +327,9 @@ static int _hwtap_ujit_write(const u64 *hdr, const char __user *buf, size_t coun
 out:
 	if (!rc && hdr[2] == HWTAP_USYMS_NONE)
 		j->size = j->mtime = 0;
+	/* (the state's store below orders this one for a lookup that sees it idle) */
+	WRITE_ONCE(j->wait_ms, !rc && hdr[2] == HWTAP_USYMS_OK ? HWTAP_UJIT_REASK_MIN_MS :
+		   min(2 * j->wait_ms, (unsigned int)HWTAP_UJIT_REASK_MS));
 	atomic_set(&j->state, HWTAP_UJIT_IDLE);
 	return rc;
 }

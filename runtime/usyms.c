@@ -60,7 +60,8 @@
 #define HWTAP_UMAPS_MMS 2048		/* address spaces with a known file mapped */
 #endif
 #ifndef HWTAP_UMAPS_PER_MM
-#define HWTAP_UMAPS_PER_MM 32		/* mappings of known files in one */
+#define HWTAP_UMAPS_PER_MM 64		/* mappings of known files in one (node and its 7
+					 * libraries, built in: 40; its JIT) */
 #endif
 #ifndef MAXBACKTRACE
 #define MAXBACKTRACE 20

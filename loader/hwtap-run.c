@@ -320,6 +320,39 @@ static char *param_word(const Run *r, const char *word)
 	return run_format("%s", word);
 }
 
+/* Whether the parameters given name NAME (NAME=...). */
+static bool param_given(const Run *r, const char *name)
+{
+	size_t n = strlen(name);
+	for (int i = 0; i < r->nparams; i++)
+		if (!strncmp(r->params[i], name, n) && r->params[i][n] == '=')
+			return true;
+	return false;
+}
+
+/* " hwtap_tz_gmtoff=N hwtap_tz_name=NAME" for a module that takes them and was not given
+ * them: this machine's time zone now, as staprun gives SystemTap's modules theirs (the
+ * name only when it is a plain one: letters, digits, '+', '-', 15 bytes at most). */
+static char *tz_params(const Run *r)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	if (!localtime_r(&now, &tm))
+		return run_format("%s", "");
+	char *off = modinfo_has_param(&r->mi, "hwtap_tz_gmtoff", 15) &&
+		    !param_given(r, "hwtap_tz_gmtoff") ?
+		    run_format(" hwtap_tz_gmtoff=%ld", -(long)tm.tm_gmtoff) : run_format("%s", "");
+	const char *zone = tm.tm_zone ? tm.tm_zone : "";
+	bool plain = *zone && strlen(zone) < 16;
+	for (const char *c = zone; *c; c++)
+		plain &= isalnum((unsigned char)*c) || *c == '+' || *c == '-';
+	char *name = plain && modinfo_has_param(&r->mi, "hwtap_tz_name", 13) &&
+		     !param_given(r, "hwtap_tz_name") ?
+		     run_format("%s hwtap_tz_name=%s", off, zone) : run_format("%s", off);
+	free(off);
+	return name;
+}
+
 static int build_param_string(Run *r)
 {
 	char *s = run_format("%s", "");
@@ -514,8 +547,13 @@ static int load(Run *r)
 		run_error("cannot open %s: %s", r->ko, strerror(errno));
 		return -1;
 	}
-	int rc = syscall(SYS_finit_module, fd, r->param_string, 0);
+	/* (the time zone's, not in the messages that name the parameters given) */
+	char *tz = tz_params(r), *all = run_format("%s%s", r->param_string,
+						    *r->param_string ? tz : tz + (*tz == ' '));
+	free(tz);
+	int rc = syscall(SYS_finit_module, fd, all, 0);
 	int err = errno;
+	free(all);
 	close(fd);
 	if (rc) {
 		explain_load_error(r, err);

@@ -107,6 +107,15 @@ static int _hwtap_verbose;
 module_param_named(hwtap_verbose, _hwtap_verbose, int, 0444);
 MODULE_PARM_DESC(hwtap_verbose, "notes on stderr about the session's choices (hwtap -v)");
 
+/* The local time zone where the session was loaded, as staprun hands it to SystemTap's
+ * modules: hwtap-run passes its own (tapset tzinfo.stp's tz_gmtoff(), tz_name()). */
+static long _hwtap_tz_gmtoff;
+module_param_named(hwtap_tz_gmtoff, _hwtap_tz_gmtoff, long, 0444);
+MODULE_PARM_DESC(hwtap_tz_gmtoff, "the local time zone's offset, seconds west of UTC");
+static char _hwtap_tz_name[16];
+module_param_string(hwtap_tz_name, _hwtap_tz_name, sizeof(_hwtap_tz_name), 0444);
+MODULE_PARM_DESC(hwtap_tz_name, "the local time zone's name (UTC, CET, ...)");
+
 #include "panic.h"		/* (uses HWTAP_SCRIPT_NAME) */
 
 static atomic64_t _hwtap_errors = ATOMIC64_INIT(0);

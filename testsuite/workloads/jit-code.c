@@ -4,10 +4,13 @@
  * it: a line "START SIZE NAME" per function, hex, the name with spaces in it. An older line
  * comes first, for code that was there before (LazyCompile:~stale), overlapping the hot
  * loop: the newer line, the loop's, is the one that names it.
- *   jit-code MS [late|other|old|link|plain]
+ *   jit-code MS [late|other|old|link|plain|many]
  * late: the map is written 1.5 s after the code starts running; plain: without the older
  * line (perf names an address after the line that starts nearest below it, older or
- * not: stacks.exp's oracle needs a map both read alike); other: the map belongs to
+ * not: stacks.exp's oracle needs a map both read alike); many: a new copy of the loop
+ * every 250 ms, eight in all, each with its own line appended as it is made
+ * ("LazyCompile:*loopN jit.js:N:1"), as a JIT warming up compiles one after another;
+ * other: the map belongs to
  * another user (uid 65534); old: its time is an hour before the process started; link:
  * /tmp/perf-PID.map is a symbolic link to the map written elsewhere. Built statically
  * by runok.exp (-O2, no frame pointers, like Debian's) and copied into the guest as
@@ -96,6 +99,27 @@ int main(int argc, char **argv)
 	if (mprotect(code, 4096, PROT_READ | PROT_EXEC)) {
 		perror("jit-code: mprotect");
 		return 1;
+	}
+	if (!strcmp(mode, "many")) {
+		if (mprotect(code, 4096, PROT_READ | PROT_WRITE | PROT_EXEC))
+			return 1;
+		for (int k = 0; k < 8; k++) {
+			unsigned char *at = code + HOT + k * 0x40;
+			char path[64];
+			memcpy(at, loop, sizeof(loop));
+			__builtin___clear_cache((char *)at, (char *)at + sizeof(loop));
+			snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+			FILE *f = fopen(path, "a");
+			if (!f)
+				return 1;
+			fprintf(f, "%lx %zx LazyCompile:*loop%d jit.js:%d:1\n", (unsigned long)at,
+				sizeof(loop), k, k);
+			fclose(f);
+			long (*fn)(long) = (long (*)(long))at;
+			for (double until = now() + ms / 8000; now() < until;)
+				fn(100000);
+		}
+		return 0;
 	}
 	long (*hot)(long) = (long (*)(long))(code + HOT);
 	double start = now(), end = start + ms / 1000;
